@@ -1,0 +1,74 @@
+/**
+ * Capability contracts shared by the registry, the gate, the sandbox dispatcher and every surface.
+ * See ../shared/DESIGN.md "Capabilities". Types only; no behaviour lives here.
+ */
+export const CATEGORIES = ["read", "write", "execute", "external"] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const MODES = ["plan", "default", "auto"] as const;
+export type Mode = (typeof MODES)[number];
+
+export const SURFACES = ["playground", "mcp", "cli", "console"] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A JSON Schema document (draft 2020-12 subset that ajv understands). */
+export type JsonSchema = { [key: string]: unknown };
+
+export interface CapabilitySpec {
+  /** Wire name `module.export`, e.g. `weather.get_weather`. */
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  /** Required; there is no silent default. */
+  category: Category;
+  /** Optional one-line text for the approval card, rendered from the snapshot. */
+  userMessage?: (args: JsonObject) => string;
+}
+
+/** Who acts, through which surface, in which mode, with which modules mounted. */
+export interface Session {
+  /** Stable id of the session that grants are scoped to (a console tab session, an API key session). */
+  id: string;
+  userId: string;
+  surface: Surface;
+  mode: Mode;
+  /** Module names (without the `toolstore/` prefix) this session may import. */
+  mountedModules: string[];
+  apiKeyId?: string;
+  /** Display label for approval cards: "alice (playground)" or `key "laptop-claude"`. */
+  actorLabel: string;
+}
+
+export type GateDecision = "allow" | "deny" | "blocked" | "ask";
+
+export interface CapabilityRun {
+  readonly runId: string;
+  readonly session: Session;
+  /** The only call path: snapshot, validate, gate, audit, impl. */
+  invoke(name: string, args: unknown): Promise<unknown>;
+  /** Abort signal that fires when the run ends or is cancelled. */
+  readonly signal: AbortSignal;
+}
+
+export type CapabilityImpl = (run: CapabilityRun, args: JsonObject) => Promise<unknown>;
+
+export interface CapabilityExport {
+  spec: CapabilitySpec;
+  impl: CapabilityImpl;
+}
+
+export type ModuleSource = "builtin" | "toolset" | "mcp";
+
+/** One import specifier `toolstore/<name>` grouping exports. */
+export interface CapabilityModule {
+  /** Module name without prefix: `weather` for `toolstore/weather`. */
+  name: string;
+  description: string;
+  source: ModuleSource;
+  /** Content hash of the code behind the module (toolset version hash; builtin version string). */
+  versionHash: string;
+  exports: CapabilityExport[];
+}

@@ -1,0 +1,47 @@
+/**
+ * The one Prisma client of the process, kept on globalThis so Next's module reloading does not
+ * open a second connection. SQLite (default) and PostgreSQL go through Prisma driver adapters.
+ */
+import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient as PgPrismaClient } from "./db/generated/postgresql/client";
+import { PrismaClient } from "./db/generated/sqlite/client";
+import { type DbTarget, parseDatabaseUrl, pgConfigFromUrl } from "./db/provider";
+import { loadEnv } from "./env";
+
+/** Both generated clients expose the same model API; the SQLite one names the type. */
+export type Db = PrismaClient;
+
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+export function createDb(target: DbTarget): Db {
+  if (target.provider === "postgresql") {
+    return new PgPrismaClient({ adapter: new PrismaPg(pgConfigFromUrl(target.url)) }) as unknown as Db;
+  }
+  const db = new PrismaClient({
+    adapter: new PrismaBetterSqlite3({ url: target.url, timeout: SQLITE_BUSY_TIMEOUT_MS }),
+  });
+  // The adapter keeps one connection per client, so these hold for every later query. They are
+  // queued first, so they run before anything else. WAL lets readers and the writer overlap;
+  // FULL makes a committed decision survive a power cut.
+  void db
+    .$queryRawUnsafe("PRAGMA journal_mode = WAL")
+    .then(() => db.$executeRawUnsafe("PRAGMA synchronous = FULL"))
+    .then(() => db.$executeRawUnsafe("PRAGMA foreign_keys = ON"))
+    .catch((error: unknown) => {
+      console.error(`sqlite: could not set pragmas: ${error instanceof Error ? error.message : error}`);
+    });
+  return db;
+}
+
+const holder = globalThis as typeof globalThis & { __toolstoreDb?: Db; __toolstoreDbTarget?: DbTarget };
+
+export function dbTarget(): DbTarget {
+  holder.__toolstoreDbTarget ??= parseDatabaseUrl(loadEnv().DATABASE_URL);
+  return holder.__toolstoreDbTarget;
+}
+
+export function getDb(): Db {
+  holder.__toolstoreDb ??= createDb(dbTarget());
+  return holder.__toolstoreDb;
+}

@@ -1,0 +1,68 @@
+/**
+ * The only place that reads process.env. Every variable is documented in README.md
+ * ("Configuration"); a bad value fails with one line naming the variable and the fix.
+ */
+import { z } from "zod";
+import { AppError } from "./core/errors";
+
+const csv = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
+const envSchema = z.object({
+  DATABASE_URL: z.string().min(1).default("file:./.data/toolstore.db"),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** Public base URL used in printed links (setup link, approval links in MCP progress). */
+  TOOLSTORE_PUBLIC_URL: z.string().url().optional(),
+  /** Folder of toolsets loaded at start. */
+  TOOLSTORE_TOOLSETS_DIR: z.string().min(1).default("./toolsets"),
+  /** Extra origins allowed to send mutations and MCP requests (comma separated). */
+  TOOLSTORE_ALLOWED_ORIGINS: csv,
+  /** Hosts the built-in toolstore/http module may fetch (comma separated). */
+  TOOLSTORE_HTTP_ALLOWED_HOSTS: csv,
+  /** API key used by `npm run toolstore -- mcp` (stdio). */
+  TOOLSTORE_API_KEY: z.string().optional(),
+  /** Default wall-clock deadline of an action in ms. */
+  TOOLSTORE_ACTION_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  /** Minutes before a pending approval expires. */
+  TOOLSTORE_APPROVAL_TTL_MINUTES: z.coerce
+    .number()
+    .min(0.05)
+    .max(24 * 60)
+    .default(5),
+  /** Per-key MCP rate limit (requests per minute). */
+  TOOLSTORE_MCP_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+let cached: Env | undefined;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  if (cached && source === process.env) return cached;
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = issue?.path.join(".") ?? "environment";
+    throw new AppError(
+      "CONFIG_INVALID",
+      `${name} is invalid: ${issue?.message}; fix it or unset it (see README "Configuration")`,
+    );
+  }
+  if (source === process.env) cached = parsed.data;
+  return parsed.data;
+}
+
+export function publicUrl(env: Env = loadEnv()): string {
+  return (
+    env.TOOLSTORE_PUBLIC_URL ?? `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${env.PORT}`
+  ).replace(/\/$/, "");
+}
