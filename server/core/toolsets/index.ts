@@ -1,0 +1,67 @@
+/**
+ * Toolsets core: parse (never run) `toolset.ts`, validate a folder, compile and hash a version, diff
+ * versions, map arguments to parameters, migrate legacy API definitions. Framework-free: no
+ * database, no process.env. Explicit exports only.
+ */
+
+export { resolveStoreCall, STORE_FUNCTION_KEY, toPositionalArgs } from "./call-args";
+export { checkToolsetSyntax, checkToolsetTypes } from "./check-types";
+export {
+  CONTENT_HASH_FORMAT,
+  compileToolset,
+  computeContentHash,
+  firstParagraph,
+  transpileToolset,
+} from "./compile-toolset";
+export {
+  type BindingChange,
+  type BindingSummary,
+  diffToolsetVersions,
+  formatToolsetDiff,
+  type ToolsetDiff,
+  type ToolsetVersionView,
+} from "./diff-toolset";
+export { checkFetchUrl, type FetchCheck } from "./fetch-policy";
+export {
+  type LegacyApiParameter,
+  type MigratedApi,
+  type MigrateOptions,
+  migrateLegacyApi,
+} from "./migrate-api";
+export { capabilityName, closestNames, isValidToolsetName, TOOLSET_NAME_PATTERN } from "./names";
+export {
+  DOC_FILE,
+  HEADER_TAGS,
+  isValidEnvName,
+  isValidHostPattern,
+  parseToolsetSource,
+  SOURCE_FILE,
+  TIMEOUT_MAX_MS,
+  TIMEOUT_MIN_MS,
+  TOOL_TAG,
+} from "./parse-toolset";
+export {
+  isToolsetFolder,
+  listToolsetFolders,
+  MAX_TOOLSET_FILE_BYTES,
+  readToolsetFolder,
+} from "./read-toolset-folder";
+export { TOOLSET_GLOBALS_DTS } from "./runtime-globals";
+export { MIN_SECRET_LENGTH, REDACTED, redactSecrets, redactSecretsDeep, SECRET_MASK } from "./secrets";
+export { formatSignature, schemaToTypeText } from "./signature";
+export type {
+  CompiledToolset,
+  ParsedToolset,
+  ToolsetBinding,
+  ToolsetDeclarations,
+  ToolsetDiagnostic,
+  ToolsetEnvDeclaration,
+  ToolsetFiles,
+} from "./types";
+export {
+  formatDiagnostic,
+  type ToolsetInput,
+  type ToolsetValidation,
+  type ValidateOptions,
+  validateToolset,
+} from "./validate-toolset";

@@ -1,0 +1,474 @@
+/**
+ * Reads the bindings and the header declarations of `toolset.ts` from its syntax tree. The file is
+ * never run. Types are mapped by ./type-to-schema; semantic type checking lives in ./check-types.
+ *
+ * The marking form:
+ *   /** Get the weather for a city.
+ *    * @tool read
+ *    * @param location City name, e.g. "Oslo" *\/
+ *   export async function get_weather(location: string, unit: "c" | "f" = "c") { ... }
+ */
+import ts from "typescript";
+import { CATEGORIES, type Category } from "../capabilities/types";
+import { formatSignature } from "./signature";
+import {
+  createSchemaContext,
+  lineOf,
+  literalValue,
+  mapType,
+  type SchemaContext,
+  schemaFromDefault,
+} from "./type-to-schema";
+import type {
+  JsonSchema,
+  ParsedToolset,
+  ToolsetBinding,
+  ToolsetDeclarations,
+  ToolsetDiagnostic,
+  ToolsetEnvDeclaration,
+} from "./types";
+
+export const SOURCE_FILE = "toolset.ts";
+export const DOC_FILE = "doc.md";
+
+/** The tag that marks a function as a binding; its argument is the category. */
+export const TOOL_TAG = "tool";
+/** Tags allowed only in the comment at the top of the file. */
+export const HEADER_TAGS = ["hosts", "timeout", "env", "secret"] as const;
+
+export const TIMEOUT_MIN_MS = 100;
+export const TIMEOUT_MAX_MS = 300_000;
+
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+const HOST_PATTERN = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
+const IPV6_HOST = /^\[[0-9a-f:.]+\](:\d{1,5})?$/;
+
+export function isValidHostPattern(host: string): boolean {
+  return HOST_PATTERN.test(host) || IPV6_HOST.test(host);
+}
+
+export function isValidEnvName(name: string): boolean {
+  return ENV_NAME.test(name);
+}
+
+export function createToolsetSourceFile(source: string): ts.SourceFile {
+  return ts.createSourceFile(SOURCE_FILE, source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+}
+
+/** Every JSDoc block written directly before a node (the last one is the node's own). */
+export function jsDocBlocks(node: ts.Node): ts.JSDoc[] {
+  // `jsDoc` is set by the parser on declarations; the public getter drops all but the last block.
+  return (node as { jsDoc?: ts.JSDoc[] }).jsDoc ?? [];
+}
+
+function tagComment(tag: ts.JSDocTag): string {
+  return (ts.getTextOfJSDocComment(tag.comment) ?? "").trim();
+}
+
+function tagsNamed(block: ts.JSDoc, name: string): ts.JSDocTag[] {
+  return (block.tags ?? []).filter((t) => t.tagName.text === name);
+}
+
+function isHeaderBlock(block: ts.JSDoc): boolean {
+  return (block.tags ?? []).some((t) => (HEADER_TAGS as readonly string[]).includes(t.tagName.text));
+}
+
+interface Collector {
+  sourceFile: ts.SourceFile;
+  diagnostics: ToolsetDiagnostic[];
+}
+
+function report(
+  c: Collector,
+  node: ts.Node,
+  message: string,
+  hint?: string,
+  severity: "error" | "warning" = "error",
+) {
+  c.diagnostics.push({
+    severity,
+    file: SOURCE_FILE,
+    ...lineOf(c.sourceFile, node),
+    message,
+    ...(hint === undefined ? {} : { hint }),
+  });
+}
+
+export function parseToolsetSource(source: string): ParsedToolset {
+  const sourceFile = createToolsetSourceFile(source);
+  const c: Collector = { sourceFile, diagnostics: [] };
+  const ctx = createSchemaContext(sourceFile, SOURCE_FILE);
+  const first = sourceFile.statements[0];
+  const headerBlock = first ? jsDocBlocks(first).find(isHeaderBlock) : undefined;
+  const firstBlock = first ? jsDocBlocks(first)[0] : undefined;
+  const declarations = parseHeader(headerBlock === firstBlock ? headerBlock : undefined, c);
+
+  const names = new Map<string, number>();
+  for (const statement of sourceFile.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name) {
+      names.set(statement.name.text, (names.get(statement.name.text) ?? 0) + 1);
+    }
+  }
+
+  const bindings: ToolsetBinding[] = [];
+  for (const statement of sourceFile.statements) {
+    checkModuleSyntax(statement, c);
+    for (const block of jsDocBlocks(statement)) {
+      if (isHeaderBlock(block) && block !== firstBlock) {
+        const tag = (block.tags ?? []).find((t) =>
+          (HEADER_TAGS as readonly string[]).includes(t.tagName.text),
+        );
+        report(
+          c,
+          tag ?? block,
+          `@${tag?.tagName.text ?? "hosts"} belongs in the comment at the top of toolset.ts`,
+          "move @hosts, @timeout, @env and @secret into the first comment of the file, before any code",
+        );
+      }
+      if (isHeaderBlock(block) && tagsNamed(block, TOOL_TAG).length > 0) {
+        report(
+          c,
+          block,
+          "one comment holds both toolset tags (@hosts, @timeout, @env, @secret) and @tool",
+          "write the toolset header as its own comment at the top of the file, then the function's comment",
+        );
+      }
+    }
+    const blocks = jsDocBlocks(statement);
+    const own = blocks[blocks.length - 1];
+    const toolTag = own && own !== headerBlock ? tagsNamed(own, TOOL_TAG)[0] : undefined;
+    if (!toolTag || !own) {
+      if (
+        ts.isFunctionDeclaration(statement) &&
+        statement.name &&
+        hasModifier(statement, ts.SyntaxKind.ExportKeyword)
+      ) {
+        report(
+          c,
+          statement.name,
+          `exported function \`${statement.name.text}\` is not marked with @tool, so it is not a binding`,
+          "add `@tool read` (or write/execute/external) to its doc comment, or drop `export` if it is a helper",
+          "warning",
+        );
+      }
+      continue;
+    }
+    if (!ts.isFunctionDeclaration(statement)) {
+      report(
+        c,
+        toolTag,
+        "@tool marks a function declaration, but this comment is on something else",
+        "write `export function name(...) { ... }` (or `export async function`) under the comment",
+      );
+      continue;
+    }
+    const binding = parseBinding(statement, own, toolTag, names, c, ctx);
+    if (binding) bindings.push(binding);
+  }
+  c.diagnostics.push(...ctx.diagnostics);
+  c.diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  return { bindings, declarations, diagnostics: c.diagnostics };
+}
+
+function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
+  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === kind);
+}
+
+function checkModuleSyntax(statement: ts.Statement, c: Collector): void {
+  if (ts.isImportDeclaration(statement) || ts.isImportEqualsDeclaration(statement)) {
+    report(
+      c,
+      statement,
+      "a toolset is one self-contained file; imports are not available",
+      "copy the code you need into toolset.ts (types too)",
+    );
+    return;
+  }
+  if (ts.isExportDeclaration(statement) && statement.moduleSpecifier) {
+    report(
+      c,
+      statement,
+      "re-exports from other modules are not available in a toolset",
+      "export your own functions",
+    );
+    return;
+  }
+  if (ts.isModuleDeclaration(statement)) {
+    report(
+      c,
+      statement,
+      "namespaces and `declare module` are not available in a toolset",
+      "use plain declarations",
+    );
+    return;
+  }
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      report(
+        c,
+        node,
+        "dynamic `import()` is not available in a toolset",
+        "copy the code you need into toolset.ts",
+      );
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(statement);
+}
+
+function parseHeader(block: ts.JSDoc | undefined, c: Collector): ToolsetDeclarations {
+  const declarations: ToolsetDeclarations = { hosts: [], env: [], description: "" };
+  if (!block) return declarations;
+  declarations.description = (ts.getTextOfJSDocComment(block.comment) ?? "").trim();
+  for (const tag of block.tags ?? []) {
+    const name = tag.tagName.text;
+    const comment = tagComment(tag);
+    if (name === "hosts") {
+      const hosts = comment.split(/[\s,]+/).filter(Boolean);
+      if (hosts.length === 0) {
+        report(c, tag, "@hosts lists no host", "write `@hosts api.example.com, *.example.org`");
+      }
+      for (const host of hosts) {
+        const normal = host.toLowerCase();
+        if (/^https?:\/\//.test(normal) || normal.includes("/")) {
+          report(
+            c,
+            tag,
+            `@hosts takes host names, not URLs: \`${host}\``,
+            `write \`@hosts ${hostOf(host)}\``,
+          );
+        } else if (!isValidHostPattern(normal)) {
+          report(
+            c,
+            tag,
+            `@hosts: \`${host}\` is not a host name`,
+            "write e.g. `api.example.com`, `*.example.com` or `localhost:8080`",
+          );
+        } else if (!declarations.hosts.includes(normal)) {
+          declarations.hosts.push(normal);
+        }
+      }
+    } else if (name === "timeout") {
+      const ms = Number(comment.replace(/ms$/, "").trim());
+      if (
+        !/^\d+(ms)?$/.test(comment) ||
+        !Number.isInteger(ms) ||
+        ms < TIMEOUT_MIN_MS ||
+        ms > TIMEOUT_MAX_MS
+      ) {
+        report(
+          c,
+          tag,
+          `@timeout must be whole milliseconds between ${TIMEOUT_MIN_MS} and ${TIMEOUT_MAX_MS}, got \`${comment}\``,
+          "write e.g. `@timeout 5000`",
+        );
+      } else {
+        declarations.timeoutMs = ms;
+      }
+    } else if (name === "env" || name === "secret") {
+      const match = /^(\S+)\s*(.*)$/s.exec(comment);
+      const varName = match?.[1] ?? "";
+      if (!isValidEnvName(varName)) {
+        report(
+          c,
+          tag,
+          `@${name} needs an upper-case variable name, got \`${varName || "nothing"}\``,
+          `write \`@${name} ${name === "secret" ? "API_KEY" : "BASE_URL"} what it is for\``,
+        );
+      } else if (declarations.env.some((e) => e.name === varName)) {
+        report(c, tag, `environment variable \`${varName}\` is declared twice`);
+      } else {
+        const entry: ToolsetEnvDeclaration = {
+          name: varName,
+          secret: name === "secret",
+          description: (match?.[2] ?? "").replace(/^-\s*/, "").trim(),
+        };
+        declarations.env.push(entry);
+      }
+    }
+  }
+  return declarations;
+}
+
+function hostOf(value: string): string {
+  try {
+    return new URL(value).host;
+  } catch {
+    return value.replace(/^https?:\/\//, "").split("/")[0] ?? value;
+  }
+}
+
+function parseBinding(
+  fn: ts.FunctionDeclaration,
+  block: ts.JSDoc,
+  toolTag: ts.JSDocTag,
+  names: Map<string, number>,
+  c: Collector,
+  ctx: SchemaContext,
+): ToolsetBinding | undefined {
+  const beforeOwn = c.diagnostics.length;
+  const beforeTypes = ctx.diagnostics.length;
+  if (!fn.name) {
+    report(
+      c,
+      fn,
+      "a @tool function needs a name; the name is the binding name",
+      "write `export function my_tool(...)`",
+    );
+    return undefined;
+  }
+  const name = fn.name.text;
+  const where = `\`${name}\``;
+  if (hasModifier(fn, ts.SyntaxKind.DefaultKeyword)) {
+    report(
+      c,
+      fn.name,
+      `@tool function ${where} is a default export`,
+      `write \`export function ${name}(...)\` without \`default\``,
+    );
+  } else if (!hasModifier(fn, ts.SyntaxKind.ExportKeyword)) {
+    report(c, fn.name, `@tool function ${where} is not exported`, `write \`export function ${name}(...)\``);
+  }
+  if ((names.get(name) ?? 0) > 1 || !fn.body) {
+    report(
+      c,
+      fn.name,
+      `@tool function ${where} has overloads`,
+      "write one signature; a binding has exactly one input schema",
+    );
+  }
+  if (fn.asteriskToken) {
+    report(c, fn.name, `@tool function ${where} is a generator`, "return an array or an object instead");
+  }
+  if (fn.typeParameters && fn.typeParameters.length > 0) {
+    report(
+      c,
+      fn.typeParameters[0] as ts.Node,
+      `@tool function ${where} is generic`,
+      "write concrete parameter types",
+    );
+  }
+
+  const categoryText = tagComment(toolTag).split(/\s+/)[0] ?? "";
+  let category: Category | undefined;
+  if (!categoryText) {
+    report(
+      c,
+      toolTag,
+      `@tool on ${where} has no category`,
+      `write \`@tool read\`, \`@tool write\`, \`@tool execute\` or \`@tool external\``,
+    );
+  } else if (!(CATEGORIES as readonly string[]).includes(categoryText)) {
+    report(
+      c,
+      toolTag,
+      `@tool on ${where} has unknown category \`${categoryText}\``,
+      `the category is one of ${CATEGORIES.map((k) => `\`${k}\``).join(", ")}`,
+    );
+  } else {
+    category = categoryText as Category;
+  }
+
+  const description = (ts.getTextOfJSDocComment(block.comment) ?? "").trim();
+  if (!description) {
+    report(
+      c,
+      fn.name,
+      `@tool function ${where} has no description`,
+      "write what it does in the doc comment above `@tool`; agents read it to decide when to call it",
+    );
+  }
+
+  const paramDocs = new Map<string, string>();
+  for (const tag of block.tags ?? []) {
+    if (ts.isJSDocParameterTag(tag)) {
+      const paramName = ts.isIdentifier(tag.name) ? tag.name.text : tag.name.getText(c.sourceFile);
+      paramDocs.set(paramName, tagComment(tag).replace(/^-\s*/, ""));
+    }
+  }
+
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const params: string[] = [];
+  for (const param of fn.parameters) {
+    if (!ts.isIdentifier(param.name)) {
+      report(
+        c,
+        param,
+        `a parameter of ${where} is destructured; arguments map to parameters by name`,
+        "name each parameter: `(location: string, unit?: string)`",
+      );
+      continue;
+    }
+    const paramName = param.name.text;
+    if (paramName === "this") continue;
+    const paramWhere = `parameter \`${paramName}\` of ${where}`;
+    if (param.dotDotDotToken) {
+      report(
+        c,
+        param,
+        `${paramWhere} is a rest parameter`,
+        `take an array instead: \`${paramName}: string[]\``,
+      );
+      continue;
+    }
+    const initial = param.initializer ? literalValue(param.initializer) : undefined;
+    let schema: JsonSchema | undefined;
+    let optional = Boolean(param.questionToken || param.initializer);
+    if (param.type) {
+      const mapped = mapType(param.type, ctx, paramWhere);
+      if (!mapped) continue;
+      schema = mapped.schema;
+      optional = optional || mapped.optional;
+    } else {
+      schema = initial ? schemaFromDefault(initial.value) : undefined;
+      if (!schema) {
+        report(
+          c,
+          param,
+          `${paramWhere} has no type`,
+          `write \`${paramName}: string\` (or the type it takes)`,
+        );
+        continue;
+      }
+    }
+    const doc = paramDocs.get(paramName);
+    if (doc) schema = { ...schema, description: doc };
+    if (initial) schema = { ...schema, default: initial.value };
+    properties[paramName] = schema;
+    params.push(paramName);
+    if (!optional) required.push(paramName);
+  }
+  for (const [docName] of paramDocs) {
+    if (!fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === docName)) {
+      const tag = (block.tags ?? []).find(
+        (t) => ts.isJSDocParameterTag(t) && t.name.getText(c.sourceFile) === docName,
+      );
+      report(
+        c,
+        tag ?? block,
+        `@param \`${docName}\` does not match a parameter of ${where}`,
+        undefined,
+        "warning",
+      );
+    }
+  }
+
+  const hasErrors =
+    c.diagnostics.slice(beforeOwn).some((d) => d.severity === "error") ||
+    ctx.diagnostics.slice(beforeTypes).some((d) => d.severity === "error");
+  if (hasErrors || !category || !description) return undefined;
+  const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: false };
+  if (required.length > 0) inputSchema.required = required;
+  const isAsync = hasModifier(fn, ts.SyntaxKind.AsyncKeyword);
+  return {
+    name,
+    description,
+    category,
+    inputSchema,
+    params,
+    signature: formatSignature(name, inputSchema),
+    async: isAsync,
+    line: lineOf(c.sourceFile, fn.name).line,
+  };
+}
