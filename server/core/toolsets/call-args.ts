@@ -50,3 +50,31 @@ export function resolveStoreCall(
   }
   return { binding: fn, args: rest };
 }
+
+/** Export name of the generated entry that `bindingInvocation` appends; `__toolstore` is reserved. */
+export const BINDING_ENTRY_EXPORT = "__toolstore_entry";
+export const RESERVED_PREFIX = "__toolstore";
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * What to hand the sandbox pool to call one binding with an arguments object. The positional
+ * mapping happens INSIDE the guest, in a generated entry appended to the module, because a JSON
+ * array cannot carry `undefined`: `{ unit: "f" }` for `f(location?, unit?)` must arrive as
+ * `f(undefined, "f")` so defaults apply, not as `f(null, "f")`.
+ */
+export function bindingInvocation(
+  compiledJs: string,
+  binding: Pick<ToolsetBinding, "name" | "params">,
+  args: Record<string, unknown>,
+): { code: string; exportName: string; args: unknown[] } {
+  if (!IDENTIFIER.test(binding.name) || !binding.params.every((p) => IDENTIFIER.test(p))) {
+    throw new AppError("INTERNAL", `binding ${binding.name} has a name that is not an identifier`);
+  }
+  const params = binding.params.map((p) => `a[${JSON.stringify(p)}]`).join(", ");
+  const entry =
+    `\nexport function ${BINDING_ENTRY_EXPORT}(a) {\n` +
+    `  if (a === null || typeof a !== "object") a = {};\n` +
+    `  return ${binding.name}(${params});\n}\n`;
+  return { code: compiledJs + entry, exportName: BINDING_ENTRY_EXPORT, args: [args] };
+}

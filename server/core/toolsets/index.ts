@@ -4,7 +4,14 @@
  * database, no process.env. Explicit exports only.
  */
 
-export { resolveStoreCall, STORE_FUNCTION_KEY, toPositionalArgs } from "./call-args";
+export {
+  BINDING_ENTRY_EXPORT,
+  bindingInvocation,
+  RESERVED_PREFIX,
+  resolveStoreCall,
+  STORE_FUNCTION_KEY,
+  toPositionalArgs,
+} from "./call-args";
 export { checkToolsetSyntax, checkToolsetTypes } from "./check-types";
 export {
   CONTENT_HASH_FORMAT,
@@ -21,7 +28,6 @@ export {
   type ToolsetDiff,
   type ToolsetVersionView,
 } from "./diff-toolset";
-export { checkFetchUrl, type FetchCheck } from "./fetch-policy";
 export {
   type LegacyApiParameter,
   type MigratedApi,
@@ -47,7 +53,6 @@ export {
   readToolsetFolder,
 } from "./read-toolset-folder";
 export { TOOLSET_GLOBALS_DTS } from "./runtime-globals";
-export { MIN_SECRET_LENGTH, REDACTED, redactSecrets, redactSecretsDeep, SECRET_MASK } from "./secrets";
 export { formatSignature, schemaToTypeText } from "./signature";
 export type {
   CompiledToolset,

@@ -202,6 +202,11 @@ function checkModuleSyntax(statement: ts.Statement, c: Collector): void {
     );
     return;
   }
+  for (const name of declaredNames(statement)) {
+    if (name.text.startsWith("__toolstore")) {
+      report(c, name, `the name \`${name.text}\` is reserved (prefix __toolstore)`, "rename it");
+    }
+  }
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       report(
@@ -214,6 +219,19 @@ function checkModuleSyntax(statement: ts.Statement, c: Collector): void {
     ts.forEachChild(node, visit);
   };
   visit(statement);
+}
+
+function declaredNames(statement: ts.Statement): ts.Identifier[] {
+  if (
+    (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) &&
+    statement.name !== undefined
+  ) {
+    return [statement.name];
+  }
+  if (ts.isVariableStatement(statement)) {
+    return statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name] : []));
+  }
+  return [];
 }
 
 function parseHeader(block: ts.JSDoc | undefined, c: Collector): ToolsetDeclarations {
