@@ -50,9 +50,26 @@ export function writeDerivedSchemas(): void {
 function adapterFactory(target: DbTarget) {
   if (target.provider === "sqlite") {
     fs.mkdirSync(path.dirname(target.url), { recursive: true });
-    return new PrismaBetterSqlite3({ url: target.url });
+    return new ScriptFriendlySqliteShadow({ url: target.url });
   }
   return new ShadowSafePrismaPg(pgConfigFromUrl(target.url));
+}
+
+/**
+ * The engine replays each migration into SQLite's in-memory shadow database with executeRaw, but
+ * better-sqlite3 prepares one statement at a time. Argument-free SQL there is a script: run it whole.
+ */
+class ScriptFriendlySqliteShadow extends PrismaBetterSqlite3 {
+  override async connectToShadowDb() {
+    const adapter = await super.connectToShadowDb();
+    const executeRaw = adapter.executeRaw.bind(adapter);
+    adapter.executeRaw = async (query) => {
+      if (query.args.length > 0) return executeRaw(query);
+      await adapter.executeScript(query.sql);
+      return 0;
+    };
+    return adapter;
+  }
 }
 
 const PG_CHAR_OID = 18;
@@ -170,7 +187,17 @@ function loadEngineModule(): Promise<EngineModule> {
 async function withEngine<T>(target: DbTarget, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
   const schemaPath = schemaPathFor(target.provider);
   const content = fs.readFileSync(schemaPath, "utf8");
-  const factory = bindMigrationAwareSqlAdapterFactory(adapterFactory(target));
+  // engine.free() does not close the connections it opened; track and dispose them ourselves, or
+  // a second engine in the same process finds the SQLite file locked.
+  const raw = adapterFactory(target);
+  const opened: { dispose(): Promise<void> }[] = [];
+  const connect = raw.connect.bind(raw);
+  raw.connect = async () => {
+    const adapter = await connect();
+    opened.push(adapter);
+    return adapter;
+  };
+  const factory = bindMigrationAwareSqlAdapterFactory(raw);
   const logs: string[] = [];
   const { SchemaEngine } = await loadEngineModule();
   const engine = await SchemaEngine.new(
@@ -181,11 +208,17 @@ async function withEngine<T>(target: DbTarget, fn: (engine: SchemaEngine) => Pro
   try {
     return await fn(engine);
   } catch (error) {
-    throw new AppError("CONFIG_INVALID", `migration engine failed: ${describeEngineError(error)}`, {
+    let message = describeEngineError(error);
+    // Adapter errors reach the engine as registry ids; put the real driver error back in the message.
+    const id = /External error id#(\d+)/.exec(message)?.[1];
+    const external = id ? factory.errorRegistry.consumeError(Number(id)) : undefined;
+    if (external) message = message.replace(/External error id#\d+/, describeEngineError(external.error));
+    throw new AppError("CONFIG_INVALID", `migration engine failed: ${message}`, {
       cause: error,
     });
   } finally {
     engine.free();
+    await Promise.allSettled(opened.map((adapter) => adapter.dispose()));
   }
 }
 

@@ -1,0 +1,71 @@
+"use client";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useState } from "react";
+import { useTRPC } from "../_lib/trpc";
+
+interface FeedItem {
+  seq: number;
+  type: string;
+  text: string;
+  at: string;
+}
+
+function describeEvent(type: string, payload: unknown): string {
+  const p = (payload ?? {}) as Record<string, unknown>;
+  if (type === "console.announce") return `${String(p.by)}: ${String(p.text)}`;
+  if (typeof p.capability === "string")
+    return `${p.capability}${p.decision ? ` → ${String(p.decision)}` : ""}`;
+  if (typeof p.title === "string" && p.title) return p.title;
+  return "";
+}
+
+/** Every event as it happens, across instances (SSE). */
+export function LiveFeed() {
+  const trpc = useTRPC();
+  const [items, setItems] = useState<FeedItem[]>([]);
+  const sub = useSubscription(
+    trpc.events.live.subscriptionOptions(undefined, {
+      onData: (tracked) => {
+        const e = tracked.data;
+        setItems((prev) =>
+          [{ seq: e.seq, type: e.type, text: describeEvent(e.type, e.payload), at: e.at }, ...prev].slice(
+            0,
+            30,
+          ),
+        );
+      },
+    }),
+  );
+  const connected = sub.status === "pending";
+  return (
+    <section className="card" style={{ marginTop: 12 }} aria-labelledby="live-h">
+      <div className="row" style={{ justifyContent: "space-between" }}>
+        <h2 id="live-h">Live activity</h2>
+        <span className="muted row" data-testid="live-status">
+          <span className={`live-dot ${connected ? "" : "off"}`} aria-hidden />{" "}
+          {connected ? "live" : sub.status}
+        </span>
+      </div>
+      {items.length === 0 ? (
+        <div className="empty">Gate decisions, approvals and runs appear here as they happen.</div>
+      ) : (
+        <ul
+          className="stack"
+          style={{ listStyle: "none", margin: 0, padding: 0 }}
+          aria-live="polite"
+          data-testid="live-feed"
+        >
+          {items.map((i) => (
+            <li key={i.seq} className="row">
+              <span className="muted mono" title={i.at}>
+                {new Date(i.at).toLocaleTimeString()}
+              </span>
+              <span className="pill">{i.type}</span>
+              <span>{i.text}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,54 @@
+"use client";
+import { useMutation } from "@tanstack/react-query";
+import { useRouter, useSearchParams } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { ErrorNote } from "../_components/error-note";
+import { useTRPC } from "../_lib/trpc";
+
+export function SignInForm() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const next = useSearchParams().get("next");
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
+  const signIn = useMutation(
+    trpc.auth.signIn.mutationOptions({
+      onSuccess: () => {
+        router.replace(next?.startsWith("/") && !next.startsWith("//") ? next : "/");
+        router.refresh();
+      },
+    }),
+  );
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    signIn.mutate({ username, password });
+  }
+  return (
+    <form onSubmit={submit}>
+      <label>
+        Username
+        <input
+          autoComplete="username"
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+          required
+          autoFocus
+        />
+      </label>
+      <label>
+        Password
+        <input
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+        />
+      </label>
+      <ErrorNote error={signIn.error} />
+      <button className="btn btn-primary" type="submit" disabled={signIn.isPending}>
+        {signIn.isPending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

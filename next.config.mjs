@@ -1,0 +1,33 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  // Native addons and WebAssembly packages must be loaded by Node, not bundled.
+  serverExternalPackages: [
+    "better-sqlite3",
+    "@prisma/adapter-better-sqlite3",
+    "@prisma/adapter-pg",
+    "@prisma/client",
+    "@prisma/schema-engine-wasm",
+    "pg",
+    "quickjs-emscripten-core",
+    "@jitl/quickjs-ng-wasmfile-release-sync",
+    "typescript",
+  ],
+  // Lint and type checks run in `npm test`; the build does not repeat them.
+  typescript: { ignoreBuildErrors: true },
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+        ],
+      },
+    ];
+  },
+};
+
+export default nextConfig;

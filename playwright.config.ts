@@ -1,0 +1,63 @@
+import fs from "node:fs";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+/**
+ * The e2e suite runs against the built app (`next start` through scripts/start.ts) on its own
+ * port and its own SQLite file, in Debian's Chromium — never a downloaded browser.
+ */
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+if (!fs.existsSync(chromium)) {
+  console.error(
+    `e2e: Chromium not found at ${chromium}; install it with \`apt-get install -y chromium\` or set CHROMIUM_PATH`,
+  );
+  process.exit(1);
+}
+
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3107);
+export const E2E_SETUP_TOKEN = "e2e-setup-token-0123456789";
+const dbFile = path.resolve(".data/e2e.db");
+
+export default defineConfig({
+  testDir: "e2e",
+  fullyParallel: false,
+  workers: 1,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  retries: 0,
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  outputDir: "test-results",
+  use: {
+    baseURL: `http://127.0.0.1:${E2E_PORT}`,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: chromium,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  globalSetup: "./e2e/global-setup.ts",
+  webServer: {
+    command: "npx tsx scripts/start.ts",
+    url: `http://127.0.0.1:${E2E_PORT}/signin`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    env: {
+      PORT: String(E2E_PORT),
+      HOST: "127.0.0.1",
+      DATABASE_URL: `file:${dbFile}`,
+      TOOLSTORE_SETUP_TOKEN: E2E_SETUP_TOKEN,
+      TOOLSTORE_APPROVAL_TTL_MINUTES: "5",
+    },
+  },
+});

@@ -1,0 +1,95 @@
+/**
+ * `npm start`: create and migrate the database, load the toolsets folder, build when the sources
+ * changed, print the first-run setup link, and serve the console (HOST/PORT).
+ * `--dev` serves with `next dev` instead of a build. Bad configuration ends with one clear line.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { AppError, isAppError } from "../server/core/errors";
+import { dbTarget, getDb } from "../server/db";
+import { deployMigrations } from "../server/db/migrate";
+import { redactUrl } from "../server/db/provider";
+import { loadEnv, publicUrl } from "../server/env";
+import { issueSetupToken } from "../server/services/auth";
+import { loadToolsetsFolder } from "../server/services/startup";
+import { buildIsCurrent, writeBuildStamp } from "./build-stamp";
+
+const root = path.resolve(import.meta.dirname, "..");
+const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+async function main() {
+  const dev = process.argv.includes("--dev");
+  const env = loadEnv();
+  const target = dbTarget();
+  if (!(await portFree(env.HOST, env.PORT))) {
+    throw new AppError(
+      "CONFIG_INVALID",
+      `port ${env.PORT} on ${env.HOST} is in use; stop the other server or start with PORT=${env.PORT + 1} npm start`,
+    );
+  }
+
+  const applied = await deployMigrations(target).catch((error: unknown) => {
+    throw new AppError(
+      "CONFIG_INVALID",
+      `cannot open the database ${redactUrl(env.DATABASE_URL)}: ${error instanceof Error ? error.message.split("\n")[0] : error}; check DATABASE_URL`,
+    );
+  });
+  console.log(
+    `database: ${target.provider} ${target.provider === "sqlite" ? target.url : redactUrl(env.DATABASE_URL)}` +
+      (applied.length ? ` (applied ${applied.length} migration${applied.length > 1 ? "s" : ""})` : ""),
+  );
+
+  const db = getDb();
+  const toolsets = await loadToolsetsFolder(db, path.resolve(root, env.TOOLSTORE_TOOLSETS_DIR));
+  console.log(`toolsets: ${toolsets}`);
+
+  if (!dev && !buildIsCurrent(root)) {
+    console.log("building the console (first start or sources changed)…");
+    const build = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, stdio: "inherit" });
+    if (build.status !== 0) throw new AppError("INTERNAL", "next build failed; see the output above");
+    writeBuildStamp(root);
+  }
+
+  const setupToken = await issueSetupToken(db, process.env.TOOLSTORE_SETUP_TOKEN);
+  await db.$disconnect();
+
+  const url = publicUrl(env);
+  const child = spawn(
+    process.execPath,
+    [nextBin, dev ? "dev" : "start", "-H", env.HOST, "-p", String(env.PORT)],
+    {
+      cwd: root,
+      stdio: ["inherit", "pipe", "inherit"],
+      env: { ...process.env, NODE_ENV: dev ? "development" : "production" },
+    },
+  );
+  let announced = false;
+  child.stdout.on("data", (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    if (!announced && /Ready|started server|Local:/i.test(chunk.toString())) {
+      announced = true;
+      console.log(`\nToolStore is serving ${url}`);
+      if (setupToken) {
+        console.log("\nNo users yet. Open this one-time link to create the first admin:");
+        console.log(`  ${url}/setup?token=${encodeURIComponent(setupToken)}\n`);
+      }
+    }
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code) => process.exit(code ?? 0));
+}
+
+main().catch((error: unknown) => {
+  const message = isAppError(error) ? error.message : error instanceof Error ? error.message : String(error);
+  console.error(`toolstore: ${message}`);
+  process.exit(1);
+});

@@ -1,0 +1,125 @@
+/**
+ * tRPC setup: context from the fetch request, AppError codes mapped once to tRPC codes, role
+ * checks and the cross-site check for mutations. Routers only validate and call services.
+ */
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
+import { ZodError } from "zod";
+import { type AppError, type ErrorCode, isAppError } from "../core/errors";
+import { getDb } from "../db";
+import { loadEnv } from "../env";
+import { type Role, roleAtLeast, SESSION_COOKIE, type SessionUser, sessionUser } from "../services/auth";
+import { readCookie } from "./cookies";
+
+export const CSRF_HEADER = "x-toolstore-csrf";
+
+export async function createContext(opts: FetchCreateContextFnOptions) {
+  const db = getDb();
+  const token = readCookie(opts.req.headers.get("cookie"), SESSION_COOKIE);
+  const user = await sessionUser(db, token);
+  return { db, user, sessionToken: token, req: opts.req, resHeaders: opts.resHeaders };
+}
+
+export type Context = Awaited<ReturnType<typeof createContext>>;
+
+const TRPC_CODE: Record<ErrorCode, TRPCError["code"]> = {
+  BAD_INPUT: "BAD_REQUEST",
+  NOT_FOUND: "NOT_FOUND",
+  UNAUTHENTICATED: "UNAUTHORIZED",
+  FORBIDDEN: "FORBIDDEN",
+  CONFLICT: "CONFLICT",
+  GATE_DENIED: "FORBIDDEN",
+  GATE_BLOCKED_PLAN: "FORBIDDEN",
+  CAPABILITY_UNKNOWN: "NOT_FOUND",
+  CATEGORY_REQUIRED: "BAD_REQUEST",
+  TOOLSET_INVALID: "BAD_REQUEST",
+  LIMIT_EXCEEDED: "TOO_MANY_REQUESTS",
+  CONFIG_INVALID: "INTERNAL_SERVER_ERROR",
+  INTERNAL: "INTERNAL_SERVER_ERROR",
+};
+
+export function toTRPCError(error: AppError): TRPCError {
+  return new TRPCError({
+    code: TRPC_CODE[error.code] ?? "INTERNAL_SERVER_ERROR",
+    message: error.message,
+    cause: error,
+  });
+}
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    const appCode = isAppError(cause)
+      ? cause.code
+      : error.code === "UNAUTHORIZED"
+        ? "UNAUTHENTICATED"
+        : undefined;
+    const details = isAppError(cause) ? cause.details : undefined;
+    const zodIssues =
+      cause instanceof ZodError ? cause.issues.map((i) => `${i.path.join(".")}: ${i.message}`) : undefined;
+    return { ...shape, data: { ...shape.data, appCode, details, zodIssues, stack: undefined } };
+  },
+});
+
+/** Turn AppErrors thrown by services into typed tRPC errors. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isAppError(result.error.cause)) {
+    return { ...result, error: toTRPCError(result.error.cause) } as typeof result;
+  }
+  return result;
+});
+
+/**
+ * Mutations must come from the console itself: a custom header (which a cross-site form or
+ * simple request cannot set) and, when the browser sends one, an Origin of this site.
+ */
+const sameSite = t.middleware(({ ctx, type, next }) => {
+  if (type !== "mutation") return next();
+  if (ctx.req.headers.get(CSRF_HEADER) !== "1") {
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: `Cross-site request refused: missing ${CSRF_HEADER} header.`,
+    });
+  }
+  const origin = ctx.req.headers.get("origin");
+  if (origin && !originAllowed(origin, ctx.req)) {
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: `Cross-site request refused: origin ${origin} is not this console.`,
+    });
+  }
+  return next();
+});
+
+export function originAllowed(origin: string, req: Request): boolean {
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  try {
+    const o = new URL(origin);
+    if (host && o.host === host) return true;
+    return loadEnv().TOOLSTORE_ALLOWED_ORIGINS.some((allowed) => new URL(allowed).origin === o.origin);
+  } catch {
+    return false;
+  }
+}
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(mapErrors).use(sameSite);
+
+function requireRole(min: Role) {
+  return t.middleware(({ ctx, next }) => {
+    if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+    if (!roleAtLeast(ctx.user.role, min)) {
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: `This needs the ${min} role; you are ${ctx.user.role}.`,
+      });
+    }
+    return next({ ctx: { ...ctx, user: ctx.user as SessionUser } });
+  });
+}
+
+export const viewerProcedure = publicProcedure.use(requireRole("viewer"));
+export const approverProcedure = publicProcedure.use(requireRole("approver"));
+export const adminProcedure = publicProcedure.use(requireRole("admin"));

@@ -1,0 +1,128 @@
+/**
+ * Live events for the console. Every event is written to the Event table (the outbox) and
+ * every instance tails that table, so a decision made on one instance reaches the SSE views
+ * served by another. Tailing only runs while someone listens.
+ */
+import { EventEmitter, on } from "node:events";
+import type { Db } from "../db";
+
+export interface LiveEvent {
+  seq: number;
+  type: string;
+  payload: unknown;
+  at: string;
+}
+
+export interface EventBus {
+  publish(type: string, payload: unknown): Promise<LiveEvent>;
+  /** Events after `afterSeq` (default: from now on), until the signal aborts. */
+  subscribe(options: { signal: AbortSignal; afterSeq?: number; types?: string[] }): AsyncGenerator<LiveEvent>;
+  /** Stop tailing (tests and shutdown). */
+  close(): void;
+}
+
+const POLL_MS = 150;
+const KEEP_MS = 24 * 60 * 60 * 1000;
+
+export function createEventBus(db: Db, options: { pollMs?: number } = {}): EventBus {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  const pollMs = options.pollMs ?? POLL_MS;
+  let lastSeq = -1;
+  let listeners = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let polling = false;
+  let lastPrune = 0;
+
+  async function latestSeq(): Promise<number> {
+    const row = await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
+    return row?.seq ?? 0;
+  }
+
+  async function poll() {
+    if (polling) return;
+    polling = true;
+    try {
+      if (lastSeq < 0) lastSeq = await latestSeq();
+      const rows = await db.event.findMany({
+        where: { seq: { gt: lastSeq } },
+        orderBy: { seq: "asc" },
+        take: 500,
+      });
+      for (const row of rows) {
+        lastSeq = row.seq;
+        emitter.emit("event", toLive(row));
+      }
+      if (Date.now() - lastPrune > 60_000) {
+        lastPrune = Date.now();
+        await db.event.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - KEEP_MS) } } });
+      }
+    } catch (error) {
+      console.error(`events: tail failed: ${error instanceof Error ? error.message : error}`);
+    } finally {
+      polling = false;
+    }
+  }
+
+  function retain() {
+    listeners += 1;
+    if (!timer) {
+      timer = setInterval(poll, pollMs);
+      timer.unref();
+    }
+  }
+
+  function release() {
+    listeners -= 1;
+    if (listeners <= 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+      lastSeq = -1;
+    }
+  }
+
+  return {
+    async publish(type, payload) {
+      const row = await db.event.create({ data: { type, payload: JSON.stringify(payload ?? null) } });
+      // Wake the tail at once instead of waiting for the next tick.
+      if (listeners > 0) void poll();
+      return toLive(row);
+    },
+
+    async *subscribe({ signal, afterSeq, types }) {
+      retain();
+      try {
+        const start = afterSeq ?? (await latestSeq());
+        const backlog = await db.event.findMany({
+          where: { seq: { gt: start } },
+          orderBy: { seq: "asc" },
+          take: 500,
+        });
+        let seen = start;
+        for (const row of backlog) {
+          seen = row.seq;
+          if (!types || types.includes(row.type)) yield toLive(row);
+        }
+        for await (const [event] of on(emitter, "event", { signal }) as AsyncIterable<[LiveEvent]>) {
+          if (event.seq <= seen) continue;
+          seen = event.seq;
+          if (!types || types.includes(event.type)) yield event;
+        }
+      } catch (error) {
+        if (!signal.aborted) throw error;
+      } finally {
+        release();
+      }
+    },
+
+    close() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      emitter.removeAllListeners();
+    },
+  };
+}
+
+function toLive(row: { seq: number; type: string; payload: string; createdAt: Date }): LiveEvent {
+  return { seq: row.seq, type: row.type, payload: JSON.parse(row.payload), at: row.createdAt.toISOString() };
+}
