@@ -45,9 +45,8 @@ export default defineConfig({
       ],
     },
   },
-  globalSetup: "./e2e/global-setup.ts",
   webServer: {
-    command: "npx tsx scripts/start.ts",
+    command: "npx tsx e2e/serve.ts",
     url: `http://127.0.0.1:${E2E_PORT}/signin`,
     timeout: 240_000,
     reuseExistingServer: false,

@@ -28,7 +28,9 @@ test("[AUTH]: a wrong password is refused with its code", async ({ page }) => {
   await page.getByLabel("Username").fill(ADMIN.username);
   await page.getByLabel("Password").fill("not-the-password");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("alert")).toContainText("UNAUTHENTICATED");
+  await expect(page.getByRole("alert").filter({ hasText: "UNAUTHENTICATED" })).toContainText(
+    "Wrong username or password",
+  );
   await screenshot(page, "signin-error");
 });
 
@@ -39,7 +41,7 @@ test("[ROLES]: a viewer cannot reach an admin action", async ({ browser }) => {
   await admin.page.getByLabel("Display name").fill("Victor Viewer");
   await admin.page.getByLabel("Initial password").fill("viewer-password-1");
   await admin.page.getByRole("button", { name: "Add user" }).click();
-  await expect(admin.page.getByRole("cell", { name: "victor" })).toBeVisible();
+  await expect(admin.page.getByRole("cell", { name: "victor", exact: true })).toBeVisible();
   await screenshot(admin.page, "users");
   await admin.context.close();
 
@@ -48,7 +50,9 @@ test("[ROLES]: a viewer cannot reach an admin action", async ({ browser }) => {
   await signIn(page, "victor", "viewer-password-1");
   await expect(page.getByRole("link", { name: "Users" })).toHaveCount(0);
   await page.goto("/settings/users");
-  await expect(page.getByRole("alert")).toContainText("FORBIDDEN");
+  await expect(page.getByRole("alert").filter({ hasText: "FORBIDDEN" })).toContainText(
+    "needs the admin role",
+  );
   // The procedure checks the role too, not only the page.
   const status = await page.evaluate(async () => {
     const res = await fetch("/api/trpc/users.create", {
