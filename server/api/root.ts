@@ -1,3 +1,4 @@
+import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
 import { eventsRouter } from "./routers/events";
 import { usersRouter } from "./routers/users";
@@ -5,6 +6,7 @@ import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   auth: authRouter,
+  apiKeys: apiKeysRouter,
   users: usersRouter,
   events: eventsRouter,
 });
