@@ -228,7 +228,9 @@ export function list_units(kind?: Kind): Record<string, string[][]> {
   const out: Record<string, string[][]> = {};
   for (const u of UNITS) {
     if (kind !== undefined && u.kind !== kind) continue;
-    (out[u.kind] ??= []).push(u.names);
+    const group = out[u.kind] ?? [];
+    group.push(u.names);
+    out[u.kind] = group;
   }
   return out;
 }
