@@ -44,13 +44,26 @@ export interface Session {
 
 export type GateDecision = "allow" | "deny" | "blocked" | "ask";
 
+/** Handle of an image kept in the asset store; pixels never ride in the envelope. */
+export interface ImageRef {
+  asset_id: string;
+  mime: string;
+  width: number;
+  height: number;
+}
+
 export interface CapabilityRun {
+  /** Id of the action run; for a direct call (console "try", tests) a fresh id with no ActionRun row. */
   readonly runId: string;
   readonly session: Session;
   /** The only call path: snapshot, validate, gate, audit, impl. */
   invoke(name: string, args: unknown): Promise<unknown>;
   /** Abort signal that fires when the run ends or is cancelled. */
   readonly signal: AbortSignal;
+  /** (engine extension) True when the run is an action in the sandbox, false for a direct call. */
+  readonly sandboxed?: boolean;
+  /** (engine extension) Record an image this run produced so it appears in the envelope's `images`. */
+  reportImage?(image: ImageRef): void;
 }
 
 export type CapabilityImpl = (run: CapabilityRun, args: JsonObject) => Promise<unknown>;
@@ -71,4 +84,6 @@ export interface CapabilityModule {
   /** Content hash of the code behind the module (toolset version hash; builtin version string). */
   versionHash: string;
   exports: CapabilityExport[];
+  /** (engine extension) Agent-facing documentation (a toolset's doc.md); `store.info` returns it. */
+  doc?: string;
 }

@@ -1,0 +1,82 @@
+/**
+ * The action contract as agents read it (MCP tool description, playground help, CLI), and a
+ * renderer of module signatures from capability specs.
+ */
+import type { RegisteredModule } from "../capabilities/registry";
+import type { JsonSchema } from "../capabilities/types";
+import { DEFAULT_LIMITS } from "../sandbox/limits";
+
+const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
+
+export const ACTION_CONTRACT = `Write one JavaScript ES module whose default export is an async function. It receives \`input\` (a JSON value, or null) and returns a JSON value:
+
+  import { get_weather } from "toolstore/weather";
+
+  export default async function (input) {
+    const w = await get_weather({ location: "Oslo" });
+    console.log("raw", w);
+    return { summary: w.summary };
+  }
+
+- Capabilities come only from static imports of "toolstore/<module>", and only the exports listed for that module. Dynamic import() is refused before anything runs.
+- Each capability function takes ONE plain object argument and returns a promise.
+- A call can be refused without running: it throws an error with e.error === "permission_denied" (e.capability, e.reason) or e.error === "blocked_in_plan_mode". Catch it if the action can go on without it.
+- Some calls wait for a human to approve them; that wait does not count against the time limit.
+- console.log / info / warn / error / debug output comes back as logs.
+- There is no network, filesystem, timer or Node API: only the imported modules reach the outside.
+- Limits: ${DEFAULT_LIMITS.deadlineMs / 1000} s of running time, ${mib(DEFAULT_LIMITS.memoryBytes)} of memory, ${DEFAULT_LIMITS.maxCalls} capability calls, a result of at most ${mib(DEFAULT_LIMITS.resultBytes)} of JSON.
+- Images: save a PNG with save({ data_base64 }) from "toolstore/assets" and return its asset_id; never return pixels.
+
+The reply is an envelope: { ok, result?, error?: { kind: "threw"|"timeout"|"out_of_memory"|"refused"|"internal", message }, logs, calls: [{ capability, category, decision, reason?, ms }], images, durationMs }.`;
+
+/** A TypeScript-like rendering of a JSON Schema, for signatures agents read. */
+export function schemaToType(schema: JsonSchema | undefined, depth = 0): string {
+  if (!schema || typeof schema !== "object") return "unknown";
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  const anyOf = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (Array.isArray(anyOf)) return anyOf.map((s) => schemaToType(s, depth)).join(" | ");
+  const type = schema.type;
+  if (Array.isArray(type)) return type.map((t) => schemaToType({ ...schema, type: t }, depth)).join(" | ");
+  switch (type) {
+    case "string":
+      return "string";
+    case "integer":
+    case "number":
+      return "number";
+    case "boolean":
+      return "boolean";
+    case "null":
+      return "null";
+    case "array": {
+      const item = schemaToType(schema.items as JsonSchema | undefined, depth + 1);
+      return item.includes(" ") ? `(${item})[]` : `${item}[]`;
+    }
+    case "object": {
+      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      const required = new Set((schema.required ?? []) as string[]);
+      const entries = Object.entries(props);
+      if (entries.length === 0) return schema.additionalProperties === false ? "{}" : "object";
+      if (depth > 3) return "object";
+      const parts = entries.map(
+        ([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${schemaToType(v, depth + 1)}`,
+      );
+      return `{ ${parts.join(", ")} }`;
+    }
+    default:
+      return "unknown";
+  }
+}
+
+/** Signatures of the modules mounted for a key or session, grouped by import specifier. */
+export function renderModuleSignatures(modules: readonly RegisteredModule[]): string {
+  return modules
+    .map((m) => {
+      const lines = m.exports.map(
+        (e) =>
+          `  ${e.exportName}(args: ${schemaToType(e.spec.inputSchema)}) [${e.spec.category}] — ${e.spec.description}`,
+      );
+      return `"toolstore/${m.name}" — ${m.description}\n${lines.join("\n")}`;
+    })
+    .join("\n\n");
+}

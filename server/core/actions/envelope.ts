@@ -1,0 +1,57 @@
+/**
+ * The observation envelope, exactly as DESIGN.md fixes it: what every surface gets back from an
+ * action. Types and one builder.
+ */
+import type { CallRecord } from "../capabilities/invoke";
+import type { ImageRef, JsonValue } from "../capabilities/types";
+import type { LogEntry, SandboxErrorKind } from "../sandbox/protocol";
+
+export type EnvelopeErrorKind = SandboxErrorKind;
+
+export interface EnvelopeError {
+  kind: EnvelopeErrorKind;
+  message: string;
+  stack?: string;
+}
+
+export interface ObservationEnvelope {
+  ok: boolean;
+  /** The JSON value the action returned (absent when it returned undefined or failed). */
+  result?: JsonValue;
+  error?: EnvelopeError;
+  logs: LogEntry[];
+  calls: CallRecord[];
+  images: ImageRef[];
+  durationMs: number;
+}
+
+export function buildEnvelope(parts: {
+  result?: JsonValue | undefined;
+  error?: EnvelopeError | undefined;
+  logs: LogEntry[];
+  logsDropped?: number;
+  calls: CallRecord[];
+  images: ImageRef[];
+  durationMs: number;
+}): ObservationEnvelope {
+  const logs = [...parts.logs];
+  if (parts.logsDropped && parts.logsDropped > 0) {
+    logs.push({
+      level: "warn",
+      text: `[${parts.logsDropped} more characters of console output were dropped]`,
+    });
+  }
+  const envelope: ObservationEnvelope = { ok: parts.error === undefined } as ObservationEnvelope;
+  if (parts.error) {
+    const error: EnvelopeError = { kind: parts.error.kind, message: parts.error.message };
+    if (parts.error.stack) error.stack = parts.error.stack;
+    envelope.error = error;
+  } else if (parts.result !== undefined) {
+    envelope.result = parts.result;
+  }
+  envelope.logs = logs;
+  envelope.calls = parts.calls.map((c) => ({ ...c }));
+  envelope.images = parts.images.map((i) => ({ ...i }));
+  envelope.durationMs = parts.durationMs;
+  return envelope;
+}

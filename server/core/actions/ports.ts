@@ -1,0 +1,42 @@
+/**
+ * Run store port: one row per action run (ActionRun), written at start and at finish, so runs
+ * and their approvals survive a restart and can be recovered. Implemented over Prisma in
+ * server/services/engine.
+ */
+import type { Mode, Surface } from "../capabilities/types";
+import type { ObservationEnvelope } from "./envelope";
+
+export type RunStatus = "running" | "ok" | "error";
+
+export interface NewRun {
+  id: string;
+  sessionId: string;
+  surface: Surface;
+  userId: string | null;
+  apiKeyId: string | null;
+  title: string;
+  code: string;
+  mode: Mode;
+  /** The server process that runs it; recovery uses it to find runs that died with a restart. */
+  instanceId: string;
+  startedAt: number;
+}
+
+export interface RunStore {
+  create(run: NewRun): Promise<void>;
+  finish(
+    id: string,
+    result: {
+      status: "ok" | "error";
+      errorKind: string | null;
+      envelope: ObservationEnvelope;
+      durationMs: number;
+      finishedAt: number;
+    },
+  ): Promise<void>;
+  get(id: string): Promise<{ id: string; status: RunStatus; instanceId: string } | null>;
+  /** Runs still marked running (candidates for recovery). */
+  listRunning(): Promise<{ id: string; instanceId: string }[]>;
+  /** running -> error with kind "internal" (the process that ran it is gone). CAS on status. */
+  markAbandoned(id: string, message: string, finishedAt: number): Promise<boolean>;
+}

@@ -1,0 +1,249 @@
+/**
+ * actions.run — the one entry for every surface (playground, MCP execute_code, CLI):
+ *   record the run -> static import check (refused: nothing runs) -> sandbox pool -> every host
+ *   call through run.invoke -> observation envelope -> record the finished run.
+ * Also the direct-call entry (`invoke`) used by a console "try this capability" button and tests:
+ * the same run.invoke, without the sandbox.
+ */
+import { randomUUID } from "node:crypto";
+import { createEngineRun, type EngineRun, type InvokeDeps, toGuestError } from "../capabilities/invoke";
+import type { JsonValue, Session } from "../capabilities/types";
+import type { EngineEvent } from "../gate/ports";
+import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
+import type { HostCallControl, SandboxPool } from "../sandbox/pool";
+import { buildEnvelope, type EnvelopeError, type ObservationEnvelope } from "./envelope";
+import type { RunStore } from "./ports";
+import { checkActionSource, DEFAULT_MAX_CODE_CHARS } from "./static-check";
+
+export interface ActionRunnerDeps extends InvokeDeps {
+  pool: SandboxPool;
+  runs: RunStore;
+  /** Id of this server process (recovery expires approvals of runs whose instance is gone). */
+  instanceId: string;
+  newId?: () => string;
+  /** Defaults for actions (under the ceilings). */
+  limits?: Partial<SandboxLimits>;
+  maxCodeChars?: number;
+}
+
+export interface RunActionInput {
+  code: string;
+  session: Session;
+  title?: string;
+  /** JSON value handed to the default export. */
+  input?: JsonValue;
+  /** Per-run limits, each under its ceiling (BAD_INPUT otherwise). */
+  limits?: Partial<SandboxLimits>;
+  /** Live events of this run (decisions, approvals, start/finish) for the surface's timeline. */
+  onEvent?: (event: EngineEvent) => void;
+  /** Cancels the run (e.g. the client went away); pending approvals of the run expire. */
+  signal?: AbortSignal;
+}
+
+export interface ActionRunResult {
+  runId: string;
+  envelope: ObservationEnvelope;
+}
+
+export interface DirectInvokeInput {
+  session: Session;
+  name: string;
+  args: unknown;
+  onEvent?: (event: EngineEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface ActionRunner {
+  run(input: RunActionInput): Promise<ActionRunResult>;
+  /** A direct call through run.invoke (no sandbox). Throws the AppError the gate or impl raised. */
+  invoke(input: DirectInvokeInput): Promise<{ value: unknown; run: EngineRun }>;
+  /** A run context for several direct calls sharing one run id (tests, helpers). */
+  createDirectRun(input: Omit<DirectInvokeInput, "name" | "args">): EngineRun;
+}
+
+export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
+  const newId = deps.newId ?? randomUUID;
+  const baseLimits = resolveLimits(deps.limits);
+  const maxCodeChars = deps.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS;
+
+  async function publish(event: EngineEvent, local?: (event: EngineEvent) => void): Promise<void> {
+    try {
+      local?.(event);
+    } catch {
+      // A surface's listener must not break the run.
+    }
+    await deps.events.publish(event);
+  }
+
+  async function run(input: RunActionInput): Promise<ActionRunResult> {
+    const limits = resolveLimits(input.limits, baseLimits);
+    const { session } = input;
+    const runId = newId();
+    const startedAt = deps.clock.now();
+    await deps.runs.create({
+      id: runId,
+      sessionId: session.id,
+      surface: session.surface,
+      userId: session.userId || null,
+      apiKeyId: session.apiKeyId ?? null,
+      title: input.title ?? "",
+      code: input.code,
+      mode: session.mode,
+      instanceId: deps.instanceId,
+      startedAt,
+    });
+    await publish(
+      {
+        type: "run.started",
+        runId,
+        sessionId: session.id,
+        surface: session.surface,
+        userId: session.userId,
+        apiKeyId: session.apiKeyId ?? null,
+        mode: session.mode,
+        title: input.title ?? "",
+        at: startedAt,
+      },
+      input.onEvent,
+    );
+
+    const ended = new AbortController();
+    const onOuterAbort = () => ended.abort(input.signal?.reason);
+    input.signal?.addEventListener("abort", onOuterAbort, { once: true });
+    const controls = new Set<HostCallControl>();
+    const engineRun = createEngineRun(deps, {
+      runId,
+      session,
+      signal: ended.signal,
+      sandboxed: true,
+      maxCalls: limits.maxCalls,
+      argsBytes: limits.argsBytes,
+      pauseDeadline: () => {
+        const [control] = controls;
+        return control ? control.suspendClock() : () => {};
+      },
+      ...(input.onEvent ? { emit: input.onEvent } : {}),
+    });
+
+    let envelope: ObservationEnvelope;
+    try {
+      envelope = await execute(input, limits, engineRun, controls, ended.signal, startedAt);
+    } catch (error) {
+      envelope = buildEnvelope({
+        error: { kind: "internal", message: `the engine failed: ${(error as Error).message}` },
+        logs: [],
+        calls: engineRun.calls,
+        images: engineRun.images,
+        durationMs: deps.clock.now() - startedAt,
+      });
+    } finally {
+      ended.abort();
+      input.signal?.removeEventListener("abort", onOuterAbort);
+    }
+
+    const finishedAt = deps.clock.now();
+    await deps.runs.finish(runId, {
+      status: envelope.ok ? "ok" : "error",
+      errorKind: envelope.error?.kind ?? null,
+      envelope,
+      durationMs: envelope.durationMs,
+      finishedAt,
+    });
+    await publish(
+      {
+        type: "run.finished",
+        runId,
+        sessionId: session.id,
+        ok: envelope.ok,
+        errorKind: envelope.error?.kind ?? null,
+        durationMs: envelope.durationMs,
+        calls: envelope.calls.length,
+        at: finishedAt,
+      },
+      input.onEvent,
+    );
+    return { runId, envelope };
+  }
+
+  async function execute(
+    input: RunActionInput,
+    limits: SandboxLimits,
+    engineRun: EngineRun,
+    controls: Set<HostCallControl>,
+    signal: AbortSignal,
+    startedAt: number,
+  ): Promise<ObservationEnvelope> {
+    const mounted: Record<string, string[]> = {};
+    for (const m of await deps.registry.mountedModules(input.session))
+      mounted[m.name] = m.exports.map((e) => e.exportName);
+    const check = checkActionSource(input.code, mounted, maxCodeChars);
+    if (!check.ok) {
+      return buildEnvelope({
+        error: { kind: "refused", message: check.message },
+        logs: [],
+        calls: [],
+        images: [],
+        durationMs: deps.clock.now() - startedAt,
+      });
+    }
+    const modules: Record<string, string[]> = {};
+    for (const name of Object.keys(check.imports)) modules[name] = mounted[name] ?? [];
+
+    const outcome = await deps.pool.runAction({
+      code: input.code,
+      input: input.input ?? null,
+      modules,
+      limits,
+      signal,
+      onCall: async (name, argsJson, control) => {
+        controls.add(control);
+        try {
+          return { ok: true, value: await engineRun.invokeJson(name, argsJson) };
+        } catch (error) {
+          return { ok: false, error: toGuestError(name, error) };
+        } finally {
+          controls.delete(control);
+        }
+      },
+    });
+
+    let result: JsonValue | undefined;
+    let error: EnvelopeError | undefined = outcome.error;
+    if (outcome.ok && outcome.resultJson !== null) {
+      try {
+        result = JSON.parse(outcome.resultJson) as JsonValue;
+      } catch {
+        error = { kind: "internal", message: "the sandbox returned a result that is not JSON" };
+      }
+    }
+    return buildEnvelope({
+      result,
+      error,
+      logs: outcome.logs,
+      logsDropped: outcome.logsDropped,
+      calls: engineRun.calls,
+      images: engineRun.images,
+      durationMs: deps.clock.now() - startedAt,
+    });
+  }
+
+  function createDirectRun(input: Omit<DirectInvokeInput, "name" | "args">): EngineRun {
+    return createEngineRun(deps, {
+      runId: newId(),
+      session: input.session,
+      signal: input.signal ?? new AbortController().signal,
+      sandboxed: false,
+      ...(input.onEvent ? { emit: input.onEvent } : {}),
+    });
+  }
+
+  return {
+    run,
+    createDirectRun,
+    async invoke(input) {
+      const engineRun = createDirectRun(input);
+      const value = await engineRun.invoke(input.name, input.args);
+      return { value, run: engineRun };
+    },
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * run.invoke — THE one call path to a capability, for sandboxed actions and direct calls alike:
+ *   resolve (mounted?) -> budget -> snapshot once (canonical JSON + sha256) -> validate (ajv)
+ *   -> gate (rules, mode x category, grants, approval) -> record (audit + event) -> impl(run, snapshot)
+ * The impl receives the frozen snapshot, the same bytes that were hashed, shown and approved.
+ */
+import { AppError, isAppError } from "../errors";
+import type { Gate } from "../gate/gate";
+import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
+import type { CapabilityRegistry, ResolvedCapability } from "./registry";
+import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
+import type { CapabilityRun, Category, ImageRef, JsonObject, Session } from "./types";
+import { validateArgs } from "./validate";
+
+/** One line of the envelope's `calls`. "invalid": refused before the gate (unknown name, bad arguments). */
+export interface CallRecord {
+  capability: string;
+  category: Category | null;
+  decision: GateVerdict | "invalid";
+  reason?: string;
+  ms: number;
+}
+
+export interface InvokeDeps {
+  registry: CapabilityRegistry;
+  gate: Gate;
+  decisions: DecisionSink;
+  events: EventPublisher;
+  clock: Clock;
+}
+
+export interface EngineRunInit {
+  runId: string;
+  session: Session;
+  signal: AbortSignal;
+  /** An action in the sandbox (its run id is persisted with decisions and approvals) or a direct call. */
+  sandboxed: boolean;
+  /** Capability calls allowed in this run (nested calls count). Default unlimited. */
+  maxCalls?: number;
+  /** Characters of JSON arguments per call. */
+  argsBytes?: number;
+  /** Stop the sandbox deadline while a human decides; returns the resume function. */
+  pauseDeadline?: () => () => void;
+  /** Live events of this run for the surface that started it. */
+  emit?: (event: EngineEvent) => void;
+}
+
+export interface EngineRun extends CapabilityRun {
+  readonly calls: CallRecord[];
+  readonly images: ImageRef[];
+  /** invoke with arguments given as JSON text (the sandbox's one snapshot), parsed exactly once. */
+  invokeJson(name: string, argsJson: string): Promise<unknown>;
+}
+
+/** The guest-visible shape of a refusal, per DESIGN.md. */
+export function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
+  if (decision === "blocked") {
+    return new AppError("GATE_BLOCKED_PLAN", `blocked_in_plan_mode: ${capability}`, {
+      details: { error: "blocked_in_plan_mode", capability },
+    });
+  }
+  return new AppError("GATE_DENIED", `permission_denied: ${capability}: ${reason}`, {
+    details: { error: "permission_denied", capability, reason },
+  });
+}
+
+export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRun {
+  const calls: CallRecord[] = [];
+  const images: ImageRef[] = [];
+  let attempted = 0;
+  const persistedRunId = init.sandboxed ? init.runId : null;
+
+  function emit(event: EngineEvent): void {
+    try {
+      init.emit?.(event);
+    } catch {
+      // A surface's listener must not break the run.
+    }
+  }
+
+  async function record(
+    cap: ResolvedCapability,
+    snapshot: ArgsSnapshot | null,
+    decision: GateVerdict,
+    reason: string,
+    ruleId: string | null,
+    approvalId: string | null,
+    ms: number,
+  ): Promise<void> {
+    const entry = {
+      runId: persistedRunId,
+      sessionId: init.session.id,
+      capability: cap.name,
+      category: cap.spec.category,
+      decision,
+      reason,
+      ruleId,
+      approvalId,
+      argsHash: snapshot?.hash ?? "",
+      ms,
+      at: deps.clock.now(),
+    };
+    const event: EngineEvent = { type: "gate.decision", ...entry };
+    emit(event);
+    await Promise.all([deps.decisions.record(entry), deps.events.publish(event)]);
+  }
+
+  async function invokeWith(
+    name: string,
+    makeSnapshot: (maxChars: number) => ArgsSnapshot,
+  ): Promise<unknown> {
+    const started = deps.clock.now();
+    const elapsed = () => deps.clock.now() - started;
+    if (init.signal.aborted) throw new AppError("CONFLICT", "the run has ended");
+    let cap: ResolvedCapability;
+    let snapshot: ArgsSnapshot;
+    try {
+      cap = await deps.registry.resolveMounted(init.session, name);
+    } catch (error) {
+      calls.push({
+        capability: name,
+        category: null,
+        decision: "invalid",
+        reason: (error as Error).message,
+        ms: elapsed(),
+      });
+      throw error;
+    }
+    const category = cap.spec.category;
+    attempted += 1;
+    if (init.maxCalls !== undefined && attempted > init.maxCalls) {
+      const reason = `call budget of ${init.maxCalls} capability calls per run exceeded`;
+      calls.push({ capability: name, category, decision: "deny", reason, ms: elapsed() });
+      await record(cap, null, "deny", reason, null, null, elapsed());
+      throw new AppError("LIMIT_EXCEEDED", reason, {
+        details: { error: "limit_exceeded", capability: name, reason },
+      });
+    }
+    try {
+      snapshot = makeSnapshot(init.argsBytes ?? Number.POSITIVE_INFINITY);
+      validateArgs(cap.spec, snapshot.value);
+    } catch (error) {
+      calls.push({
+        capability: name,
+        category,
+        decision: "invalid",
+        reason: (error as Error).message,
+        ms: elapsed(),
+      });
+      throw error;
+    }
+
+    const outcome = await deps.gate.check(
+      {
+        runId: persistedRunId,
+        session: init.session,
+        signal: init.signal,
+        ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
+        emit,
+      },
+      {
+        name: cap.name,
+        category,
+        versionHash: cap.versionHash,
+        ...(cap.spec.userMessage ? { userMessage: cap.spec.userMessage } : {}),
+      },
+      snapshot,
+    );
+    const decidedMs = elapsed();
+    await record(
+      cap,
+      snapshot,
+      outcome.decision,
+      outcome.reason,
+      outcome.ruleId,
+      outcome.approvalId,
+      decidedMs,
+    );
+    const line: CallRecord = {
+      capability: name,
+      category,
+      decision: outcome.decision,
+      reason: outcome.reason,
+      ms: decidedMs,
+    };
+    calls.push(line);
+    if (outcome.decision !== "allow") throw gateError(name, outcome.decision, outcome.reason);
+
+    let ok = false;
+    try {
+      const result = await cap.impl(run, snapshot.value as JsonObject);
+      ok = true;
+      return result;
+    } finally {
+      line.ms = elapsed();
+      const event: EngineEvent = {
+        type: "call.finished",
+        runId: persistedRunId,
+        sessionId: init.session.id,
+        capability: name,
+        ok,
+        ms: line.ms,
+        at: deps.clock.now(),
+      };
+      emit(event);
+      await deps.events.publish(event);
+    }
+  }
+
+  const run: EngineRun = {
+    runId: init.runId,
+    session: init.session,
+    signal: init.signal,
+    sandboxed: init.sandboxed,
+    calls,
+    images,
+    invoke: (name, args) => invokeWith(name, (max) => snapshotArgs(args, max)),
+    invokeJson: (name, argsJson) => invokeWith(name, (max) => snapshotFromJson(argsJson, max)),
+    reportImage(image) {
+      images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
+    },
+  };
+  return run;
+}
+
+/** The error object a guest sees for a failed call (thrown in the guest as a catchable error). */
+export function toGuestError(
+  name: string,
+  error: unknown,
+): { error: string; message: string; capability?: string; reason?: string } {
+  if (isAppError(error)) {
+    const details = error.details as { error?: unknown; reason?: unknown } | undefined;
+    if (details && typeof details.error === "string") {
+      const out: { error: string; message: string; capability: string; reason?: string } = {
+        error: details.error,
+        capability: name,
+        message: error.message,
+      };
+      if (typeof details.reason === "string") out.reason = details.reason;
+      return out;
+    }
+    return { error: error.code.toLowerCase(), capability: name, message: error.message };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    error: "capability_failed",
+    capability: name,
+    message: `${name} failed: ${message.slice(0, 1000)}`,
+  };
+}

@@ -1,0 +1,269 @@
+/**
+ * Human approvals: request (a pending row + live event), wait (poll the store every ~200 ms and
+ * wake early on a local decision, so a decision taken on another instance is seen), decide
+ * (compare-and-set), consume (single use, bound to the argument hash), expire, and recovery after
+ * a restart. All state is in the ApprovalStore; memory only holds wake-up callbacks.
+ */
+
+import type { ArgsSnapshot } from "../capabilities/snapshot";
+import type { Category, JsonObject, Session } from "../capabilities/types";
+import { AppError } from "../errors";
+import type {
+  ApprovalRecord,
+  ApprovalScope,
+  ApprovalStore,
+  ApprovalSummary,
+  Clock,
+  EngineEvent,
+  EventPublisher,
+  GrantStore,
+} from "./ports";
+
+export const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
+export const DEFAULT_APPROVAL_POLL_MS = 200;
+
+export type ApprovalAnswer = "once" | "session" | "deny";
+
+export interface Decider {
+  /** Console user who answered; null for an answer not tied to a user. */
+  userId: string | null;
+  /** Set when the answer came through an API key (e.g. MCP elicitation): it may not answer its own requests. */
+  apiKeyId?: string | null;
+  /** Shown in the live feed: "alice". */
+  label: string;
+}
+
+export interface ApprovalRequestInput {
+  runId: string | null;
+  session: Session;
+  capability: {
+    name: string;
+    category: Category;
+    versionHash: string;
+    userMessage?: (args: JsonObject) => string;
+  };
+  snapshot: ArgsSnapshot;
+  sessionGrantable: boolean;
+}
+
+export interface ApprovalService {
+  request(input: ApprovalRequestInput, local?: (event: EngineEvent) => void): Promise<ApprovalRecord>;
+  /** Resolves with the approval once it is no longer pending (or expired by the wait itself). */
+  wait(id: string, signal: AbortSignal, local?: (event: EngineEvent) => void): Promise<ApprovalRecord>;
+  decide(input: { approvalId: string; answer: ApprovalAnswer; decidedBy: Decider }): Promise<ApprovalRecord>;
+  consume(id: string, argsHash: string): Promise<boolean>;
+  /** Marks pending approvals past their expiry as expired; returns how many. */
+  expireDue(): Promise<number>;
+  /** After a restart: expire pending approvals whose run no longer exists or no longer runs. */
+  recover(isRunAlive: (runId: string) => Promise<boolean>): Promise<number>;
+  /** Wake waiters of `id` now (call it when another instance's decision event arrives). */
+  wake(id: string): void;
+}
+
+export interface ApprovalServiceDeps {
+  store: ApprovalStore;
+  grants: GrantStore;
+  events: EventPublisher;
+  clock: Clock;
+  ttlMs?: number;
+  pollMs?: number;
+}
+
+export function createApprovalService(deps: ApprovalServiceDeps): ApprovalService {
+  const ttlMs = deps.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
+  const pollMs = deps.pollMs ?? DEFAULT_APPROVAL_POLL_MS;
+  const waiters = new Map<string, Set<() => void>>();
+
+  function wake(id: string): void {
+    const set = waiters.get(id);
+    if (!set) return;
+    for (const fn of set) fn();
+  }
+
+  async function publishExpired(record: ApprovalRecord, local?: (event: EngineEvent) => void): Promise<void> {
+    const event: EngineEvent = {
+      type: "approval.expired",
+      approvalId: record.id,
+      runId: record.runId,
+      sessionId: record.sessionId,
+      capability: record.capability,
+      at: deps.clock.now(),
+    };
+    local?.(event);
+    await deps.events.publish(event);
+  }
+
+  function pause(id: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const set = waiters.get(id) ?? new Set();
+      waiters.set(id, set);
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        set.delete(done);
+        if (set.size === 0) waiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(1, ms));
+      signal.addEventListener("abort", done, { once: true });
+      set.add(done);
+    });
+  }
+
+  return {
+    wake,
+
+    async request(input, local) {
+      const now = deps.clock.now();
+      const { session, capability, snapshot } = input;
+      const record = await deps.store.create({
+        runId: input.runId,
+        sessionId: session.id,
+        capability: capability.name,
+        category: capability.category,
+        versionHash: capability.versionHash,
+        argsSnapshot: snapshot.json,
+        argsHash: snapshot.hash,
+        requestedBy: session.actorLabel,
+        requesterUserId: session.userId,
+        apiKeyId: session.apiKeyId ?? null,
+        expiresAt: now + ttlMs,
+      });
+      let userMessage: string | null = null;
+      try {
+        userMessage = capability.userMessage ? capability.userMessage(snapshot.value as JsonObject) : null;
+      } catch {
+        userMessage = null;
+      }
+      const summary: ApprovalSummary = {
+        id: record.id,
+        runId: record.runId,
+        sessionId: record.sessionId,
+        capability: record.capability,
+        category: record.category,
+        versionHash: record.versionHash,
+        args: snapshot.value as JsonObject,
+        argsHash: record.argsHash,
+        requestedBy: record.requestedBy,
+        apiKeyId: record.apiKeyId,
+        userMessage,
+        sessionGrantable: input.sessionGrantable,
+        expiresAt: record.expiresAt,
+        createdAt: record.createdAt,
+      };
+      const event: EngineEvent = { type: "approval.requested", approval: summary, at: now };
+      local?.(event);
+      await deps.events.publish(event);
+      return record;
+    },
+
+    async wait(id, signal, local) {
+      for (;;) {
+        const record = await deps.store.get(id);
+        if (!record) throw new AppError("NOT_FOUND", `approval ${id} no longer exists`);
+        if (record.status !== "pending") {
+          if (record.status === "allowed" || record.status === "denied") {
+            local?.({
+              type: "approval.decided",
+              approvalId: record.id,
+              runId: record.runId,
+              sessionId: record.sessionId,
+              capability: record.capability,
+              status: record.status,
+              scope: record.scope,
+              decidedBy: record.decidedById ?? "",
+              at: record.decidedAt ?? deps.clock.now(),
+            });
+          }
+          return record;
+        }
+        const now = deps.clock.now();
+        if (signal.aborted || now >= record.expiresAt) {
+          // The run that asked is gone, or time is up: the request can never run later.
+          if (await deps.store.expire(id)) await publishExpired(record, local);
+          continue;
+        }
+        await pause(id, Math.min(pollMs, record.expiresAt - now), signal);
+      }
+    },
+
+    async decide({ approvalId, answer, decidedBy }) {
+      const record = await deps.store.get(approvalId);
+      if (!record) throw new AppError("NOT_FOUND", `approval ${approvalId} does not exist`);
+      if (decidedBy.apiKeyId && record.apiKeyId && decidedBy.apiKeyId === record.apiKeyId) {
+        throw new AppError("FORBIDDEN", "an API key cannot answer its own approval requests");
+      }
+      if (record.status !== "pending") {
+        throw new AppError("CONFLICT", `approval ${approvalId} is already ${record.status}`);
+      }
+      const now = deps.clock.now();
+      const scope: ApprovalScope | null = answer === "deny" ? null : answer;
+      const won = await deps.store.decide(
+        approvalId,
+        { status: answer === "deny" ? "denied" : "allowed", scope, decidedById: decidedBy.userId },
+        now,
+      );
+      if (!won) {
+        const latest = await deps.store.get(approvalId);
+        const state = latest?.status === "pending" ? "expired" : (latest?.status ?? "gone");
+        throw new AppError("CONFLICT", `approval ${approvalId} is already ${state}`);
+      }
+      if (answer === "session") {
+        await deps.grants.create({
+          sessionId: record.sessionId,
+          capability: record.capability,
+          versionHash: record.versionHash,
+          approvalId: record.id,
+          grantedById: decidedBy.userId,
+        });
+      }
+      await deps.events.publish({
+        type: "approval.decided",
+        approvalId: record.id,
+        runId: record.runId,
+        sessionId: record.sessionId,
+        capability: record.capability,
+        status: answer === "deny" ? "denied" : "allowed",
+        scope,
+        decidedBy: decidedBy.label,
+        at: now,
+      });
+      wake(approvalId);
+      const updated = await deps.store.get(approvalId);
+      if (!updated) throw new AppError("NOT_FOUND", `approval ${approvalId} does not exist`);
+      return updated;
+    },
+
+    consume(id, argsHash) {
+      return deps.store.consume(id, argsHash, deps.clock.now());
+    },
+
+    async expireDue() {
+      const now = deps.clock.now();
+      let count = 0;
+      for (const record of await deps.store.listPending()) {
+        if (record.expiresAt > now) continue;
+        if (await deps.store.expire(record.id)) {
+          count += 1;
+          await publishExpired(record);
+          wake(record.id);
+        }
+      }
+      return count;
+    },
+
+    async recover(isRunAlive) {
+      let count = 0;
+      for (const record of await deps.store.listPending()) {
+        const alive =
+          record.runId !== null && record.expiresAt > deps.clock.now() && (await isRunAlive(record.runId));
+        if (alive) continue;
+        if (await deps.store.expire(record.id)) {
+          count += 1;
+          await publishExpired(record);
+        }
+      }
+      return count;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The gate's decision table, as a pure function (DESIGN.md "The gate"):
+ *
+ *   1. a deny rule matches              -> deny    (also in auto)
+ *   2. plan mode and category != read   -> blocked (no rule unblocks plan mode)
+ *   3. an ask rule matches              -> ask     (a session grant does not skip it)
+ *   4. an allow rule matches            -> allow
+ *   5. mode x category                  -> read: allow; auto: allow; default: ask
+ *   6. default-mode ask + session grant -> allow
+ *
+ * Rules with a versionHash only match that version of the capability's code.
+ */
+import type { Category, JsonValue, Mode } from "../capabilities/types";
+import { type PolicyRule, ruleMatches } from "./rules";
+
+export type GateEvaluation =
+  | { decision: "allow"; reason: string; ruleId: string | null; via: "rule" | "mode" | "grant" }
+  | { decision: "deny"; reason: string; ruleId: string; via: "rule" }
+  | { decision: "blocked"; reason: string; ruleId: null; via: "mode" }
+  | {
+      decision: "ask";
+      reason: string;
+      ruleId: string | null;
+      via: "rule" | "mode";
+      sessionGrantable: boolean;
+    };
+
+export interface GateInput {
+  mode: Mode;
+  category: Category;
+  capability: string;
+  versionHash: string;
+  args: JsonValue;
+  rules: readonly PolicyRule[];
+  /** Whether the session holds a grant for this capability and version (consulted in step 6 only). */
+  hasSessionGrant: boolean;
+}
+
+const MATRIX: Record<Mode, Record<Category, "allow" | "ask" | "blocked">> = {
+  plan: { read: "allow", write: "blocked", execute: "blocked", external: "blocked" },
+  default: { read: "allow", write: "ask", execute: "ask", external: "ask" },
+  auto: { read: "allow", write: "allow", execute: "allow", external: "allow" },
+};
+
+function ruleLabel(rule: PolicyRule): string {
+  return rule.description ? `rule "${rule.description}"` : `rule ${rule.pattern} (${rule.id})`;
+}
+
+export function evaluateGate(input: GateInput): GateEvaluation {
+  const target = { capability: input.capability, versionHash: input.versionHash, args: input.args };
+  const matching = input.rules.filter((rule) => ruleMatches(rule, target));
+  const deny = matching.find((r) => r.effect === "deny");
+  if (deny) return { decision: "deny", reason: `denied by ${ruleLabel(deny)}`, ruleId: deny.id, via: "rule" };
+
+  const cell = MATRIX[input.mode][input.category];
+  if (cell === "blocked") {
+    return {
+      decision: "blocked",
+      reason: `${input.category} capabilities are blocked in plan mode`,
+      ruleId: null,
+      via: "mode",
+    };
+  }
+
+  const ask = matching.find((r) => r.effect === "ask");
+  if (ask) {
+    return {
+      decision: "ask",
+      reason: `approval required by ${ruleLabel(ask)}`,
+      ruleId: ask.id,
+      via: "rule",
+      sessionGrantable: false,
+    };
+  }
+  const allow = matching.find((r) => r.effect === "allow");
+  if (allow)
+    return { decision: "allow", reason: `allowed by ${ruleLabel(allow)}`, ruleId: allow.id, via: "rule" };
+
+  if (cell === "allow") {
+    const reason =
+      input.category === "read" ? "read capabilities run without approval" : `${input.mode} mode`;
+    return { decision: "allow", reason, ruleId: null, via: "mode" };
+  }
+  if (input.hasSessionGrant) {
+    return { decision: "allow", reason: "allowed for this session", ruleId: null, via: "grant" };
+  }
+  return {
+    decision: "ask",
+    reason: `${input.category} capabilities need approval in ${input.mode} mode`,
+    ruleId: null,
+    via: "mode",
+    sessionGrantable: true,
+  };
+}

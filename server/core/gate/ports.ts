@@ -1,0 +1,186 @@
+/**
+ * Ports of the gate and of the engine's live feed. The services layer implements them over
+ * Prisma (server/services/engine); tests use server/core/testing/memory-ports.ts. Every state
+ * change an instance needs to see lives behind a port, never only in memory.
+ */
+import type { Category, JsonValue, Mode, Surface } from "../capabilities/types";
+import type { PolicyRule } from "./rules";
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface RuleSource {
+  /** Enabled rules only. Called for every gated call; cache in the implementation if needed. */
+  listRules(): Promise<PolicyRule[]>;
+}
+
+export interface SessionGrant {
+  id: string;
+  sessionId: string;
+  capability: string;
+  /** Version of the capability's code the grant was given for; another version does not match. */
+  versionHash: string;
+  approvalId: string | null;
+  grantedById: string | null;
+  createdAt: number;
+}
+
+export interface GrantStore {
+  /** An unrevoked grant for exactly this session, capability and version. */
+  findActive(sessionId: string, capability: string, versionHash: string): Promise<SessionGrant | null>;
+  create(grant: Omit<SessionGrant, "id" | "createdAt">): Promise<SessionGrant>;
+}
+
+export type ApprovalStatus = "pending" | "allowed" | "denied" | "expired";
+export type ApprovalScope = "once" | "session";
+
+export interface ApprovalRecord {
+  id: string;
+  /** Null for a direct call outside an action. */
+  runId: string | null;
+  sessionId: string;
+  capability: string;
+  category: Category;
+  versionHash: string;
+  /** Canonical JSON of the argument snapshot the impl will receive. */
+  argsSnapshot: string;
+  argsHash: string;
+  /** Human label of who asked: `alice (playground)`, `key "laptop-claude"`. */
+  requestedBy: string;
+  requesterUserId: string | null;
+  apiKeyId: string | null;
+  status: ApprovalStatus;
+  scope: ApprovalScope | null;
+  decidedById: string | null;
+  decidedAt: number | null;
+  consumedAt: number | null;
+  expiresAt: number;
+  createdAt: number;
+}
+
+export type NewApproval = Omit<
+  ApprovalRecord,
+  "id" | "status" | "scope" | "decidedById" | "decidedAt" | "consumedAt" | "createdAt"
+>;
+
+/** All state changes are compare-and-set; `false` means another writer got there first. */
+export interface ApprovalStore {
+  create(input: NewApproval): Promise<ApprovalRecord>;
+  get(id: string): Promise<ApprovalRecord | null>;
+  /** pending -> allowed|denied, only while `expiresAt > now`. */
+  decide(
+    id: string,
+    change: { status: "allowed" | "denied"; scope: ApprovalScope | null; decidedById: string | null },
+    now: number,
+  ): Promise<boolean>;
+  /** allowed and not yet consumed and `argsHash` matches -> consumedAt = now. Single use. */
+  consume(id: string, argsHash: string, now: number): Promise<boolean>;
+  /** pending -> expired (expiry, or the run that asked is gone). */
+  expire(id: string): Promise<boolean>;
+  listPending(): Promise<ApprovalRecord[]>;
+}
+
+export type GateVerdict = "allow" | "deny" | "blocked";
+
+export interface DecisionRecord {
+  runId: string | null;
+  sessionId: string;
+  capability: string;
+  category: Category;
+  decision: GateVerdict;
+  reason: string;
+  ruleId: string | null;
+  approvalId: string | null;
+  argsHash: string;
+  /** Time to reach the decision, including an approval wait. */
+  ms: number;
+  at: number;
+}
+
+export interface DecisionSink {
+  record(decision: DecisionRecord): Promise<void>;
+}
+
+/** What the approval card shows; rendered from the snapshot, never from agent prose. */
+export interface ApprovalSummary {
+  id: string;
+  runId: string | null;
+  sessionId: string;
+  capability: string;
+  category: Category;
+  versionHash: string;
+  args: JsonValue;
+  argsHash: string;
+  requestedBy: string;
+  apiKeyId: string | null;
+  /** The capability's `userMessage(args)`, when it has one. */
+  userMessage: string | null;
+  /** False when an ask rule forces a prompt every time ("allow for session" would not apply). */
+  sessionGrantable: boolean;
+  expiresAt: number;
+  createdAt: number;
+}
+
+export type EngineEvent =
+  | {
+      type: "run.started";
+      runId: string;
+      sessionId: string;
+      surface: Surface;
+      userId: string;
+      apiKeyId: string | null;
+      mode: Mode;
+      title: string;
+      at: number;
+    }
+  | {
+      type: "run.finished";
+      runId: string;
+      sessionId: string;
+      ok: boolean;
+      errorKind: string | null;
+      durationMs: number;
+      calls: number;
+      at: number;
+    }
+  | ({ type: "gate.decision" } & DecisionRecord)
+  | {
+      type: "call.finished";
+      runId: string | null;
+      sessionId: string;
+      capability: string;
+      ok: boolean;
+      ms: number;
+      at: number;
+    }
+  | { type: "approval.requested"; approval: ApprovalSummary; at: number }
+  | {
+      type: "approval.decided";
+      approvalId: string;
+      runId: string | null;
+      sessionId: string;
+      capability: string;
+      status: "allowed" | "denied";
+      scope: ApprovalScope | null;
+      decidedBy: string;
+      at: number;
+    }
+  | {
+      type: "approval.expired";
+      approvalId: string;
+      runId: string | null;
+      sessionId: string;
+      capability: string;
+      at: number;
+    };
+
+export type EngineEventType = EngineEvent["type"];
+
+export interface EventPublisher {
+  /** Persist (outbox) and fan out. Must not throw for a slow subscriber. */
+  publish(event: EngineEvent): Promise<void>;
+}

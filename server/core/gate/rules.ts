@@ -1,0 +1,150 @@
+/**
+ * Policy rules: an effect, a glob on capability names, optional argument conditions, and an
+ * optional version pin. Pure functions; the gate decides precedence (evaluate.ts).
+ */
+
+import { canonicalJson } from "../capabilities/snapshot";
+import type { JsonValue } from "../capabilities/types";
+import { AppError } from "../errors";
+
+export const RULE_EFFECTS = ["allow", "ask", "deny"] as const;
+export type RuleEffect = (typeof RULE_EFFECTS)[number];
+
+export const CONDITION_OPS = ["eq", "neq", "startsWith", "contains", "matches"] as const;
+export type ConditionOp = (typeof CONDITION_OPS)[number];
+
+export interface RuleCondition {
+  /** Dot path into the arguments: `url`, `options.mode`, `items.0.name`. */
+  path: string;
+  op: ConditionOp;
+  value: JsonValue;
+}
+
+export interface PolicyRule {
+  id: string;
+  effect: RuleEffect;
+  /** Glob on the capability name: `*` any run of characters, `?` one character. `weather.*`, `http.fetch`, `*`. */
+  pattern: string;
+  /** All must hold. Empty: the rule matches on the name alone. */
+  conditions: RuleCondition[];
+  /** When set, the rule applies only to this code version of the capability. */
+  versionHash?: string | null;
+  description?: string;
+}
+
+const globCache = new Map<string, RegExp>();
+
+export function globToRegExp(pattern: string): RegExp {
+  let re = globCache.get(pattern);
+  if (!re) {
+    const body = pattern
+      .split("")
+      .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")))
+      .join("");
+    re = new RegExp(`^${body}$`);
+    if (globCache.size > 1000) globCache.clear();
+    globCache.set(pattern, re);
+  }
+  return re;
+}
+
+const regexCache = new Map<string, RegExp>();
+
+function conditionRegExp(source: string): RegExp {
+  let re = regexCache.get(source);
+  if (!re) {
+    re = new RegExp(source, "u");
+    if (regexCache.size > 1000) regexCache.clear();
+    regexCache.set(source, re);
+  }
+  return re;
+}
+
+/** Checks a rule an admin wrote; throws AppError BAD_INPUT naming the problem. */
+export function validateRule(rule: PolicyRule): void {
+  if (!RULE_EFFECTS.includes(rule.effect)) {
+    throw new AppError("BAD_INPUT", `rule effect must be one of ${RULE_EFFECTS.join(", ")}`);
+  }
+  if (!rule.pattern || /\s/.test(rule.pattern)) {
+    throw new AppError("BAD_INPUT", "rule pattern must be a capability name or glob such as `weather.*`");
+  }
+  for (const c of rule.conditions) {
+    if (!c.path || typeof c.path !== "string")
+      throw new AppError("BAD_INPUT", "every condition needs a path");
+    if (!CONDITION_OPS.includes(c.op)) {
+      throw new AppError("BAD_INPUT", `condition op must be one of ${CONDITION_OPS.join(", ")}`);
+    }
+    if ((c.op === "startsWith" || c.op === "matches") && typeof c.value !== "string") {
+      throw new AppError("BAD_INPUT", `condition ${c.op} on ${c.path} needs a string value`);
+    }
+    if (c.op === "matches") {
+      try {
+        conditionRegExp(c.value as string);
+      } catch (error) {
+        throw new AppError(
+          "BAD_INPUT",
+          `condition on ${c.path}: invalid regular expression: ${(error as Error).message}`,
+        );
+      }
+    }
+  }
+}
+
+function readPath(args: JsonValue, path: string): JsonValue | undefined {
+  let cur: JsonValue | undefined = args;
+  for (const part of path.split(".")) {
+    if (cur === null || cur === undefined || typeof cur !== "object") return undefined;
+    if (Array.isArray(cur)) {
+      if (!/^\d+$/.test(part)) return undefined;
+      cur = cur[Number(part)];
+    } else {
+      cur = Object.hasOwn(cur, part) ? cur[part] : undefined;
+    }
+  }
+  return cur;
+}
+
+function sameJson(a: JsonValue | undefined, b: JsonValue): boolean {
+  if (a === undefined) return false;
+  if (typeof a !== "object" || a === null) return a === b;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+export function conditionHolds(condition: RuleCondition, args: JsonValue): boolean {
+  const actual = readPath(args, condition.path);
+  switch (condition.op) {
+    case "eq":
+      return sameJson(actual, condition.value);
+    case "neq":
+      return !sameJson(actual, condition.value);
+    case "startsWith":
+      return (
+        typeof actual === "string" &&
+        typeof condition.value === "string" &&
+        actual.startsWith(condition.value)
+      );
+    case "contains":
+      if (typeof actual === "string")
+        return typeof condition.value === "string" && actual.includes(condition.value);
+      if (Array.isArray(actual)) return actual.some((item) => sameJson(item, condition.value));
+      return false;
+    case "matches":
+      try {
+        return typeof actual === "string" && conditionRegExp(String(condition.value)).test(actual);
+      } catch {
+        return false;
+      }
+  }
+}
+
+export interface RuleTarget {
+  capability: string;
+  versionHash: string;
+  args: JsonValue;
+}
+
+export function ruleMatches(rule: PolicyRule, target: RuleTarget): boolean {
+  if (rule.versionHash && rule.versionHash !== target.versionHash) return false;
+  if (!globToRegExp(rule.pattern).test(target.capability)) return false;
+  return rule.conditions.every((c) => conditionHolds(c, target.args));
+}

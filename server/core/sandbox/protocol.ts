@@ -1,0 +1,82 @@
+/**
+ * Messages between the pool (main thread) and a sandbox worker. Only strings, numbers and plain
+ * records cross; guest values always travel as JSON text. Types only.
+ */
+import type { SandboxLimits } from "./limits";
+
+export type SandboxErrorKind = "threw" | "timeout" | "out_of_memory" | "refused" | "internal";
+
+export interface SandboxError {
+  kind: SandboxErrorKind;
+  message: string;
+  stack?: string;
+  /** Error name inside the guest (TypeError, CapabilityError, ...), when there was one. */
+  name?: string;
+}
+
+export interface LogEntry {
+  level: "log" | "info" | "warn" | "error" | "debug";
+  text: string;
+}
+
+interface JobBase {
+  /** ES module source. */
+  code: string;
+  limits: SandboxLimits;
+}
+
+export interface ActionJob extends JobBase {
+  kind: "action";
+  /** JSON text of the value handed to the default export. */
+  inputJson: string;
+  /** Mounted modules: module name -> export names. Facades are generated from this. */
+  modules: Record<string, string[]>;
+}
+
+export interface BindingJob extends JobBase {
+  kind: "binding";
+  exportName: string;
+  /** JSON text of the positional argument array. */
+  argsJson: string;
+  /** JSON text of the `env` record. */
+  envJson: string;
+}
+
+export type Job = ActionJob | BindingJob;
+
+export interface WorkerInit {
+  /** [0] = absolute deadline (Date.now() ms) of the pump in progress, 0 when idle. */
+  watchdog: SharedArrayBuffer;
+  /** Keep at most this many idle QuickJS modules per memory size. */
+  warmModules: number;
+  /** Retire a module whose linear memory grew beyond this after a run. */
+  retireAboveBytes: number;
+}
+
+export type ToWorker =
+  | { t: "start"; id: number; job: Job }
+  /** `json` is `{"ok":true,"value":...}` or `{"ok":false,"error":{...}}`. */
+  | { t: "reply"; id: number; callId: number; json: string }
+  | { t: "clock"; id: number; suspended: boolean }
+  | { t: "cancel"; id: number; reason: string };
+
+export interface WorkerOutcome {
+  ok: boolean;
+  /** JSON text of the result; null when the action returned undefined. */
+  resultJson: string | null;
+  error?: SandboxError;
+  logs: LogEntry[];
+  /** Characters of console output that did not fit the log limits. */
+  logsDropped: number;
+  /** Guest time actually counted against the deadline. */
+  countedMs: number;
+}
+
+export type FromWorker =
+  | { t: "ready" }
+  | { t: "call"; id: number; callId: number; name: string; json: string }
+  | { t: "done"; id: number; outcome: WorkerOutcome };
+
+/** Index of the action id in the watchdog buffer's Int32 view (after the Float64 deadline). */
+export const WATCHDOG_ACTION_SLOT = 2;
+export const WATCHDOG_BYTES = 16;

@@ -1,0 +1,192 @@
+/**
+ * In-memory implementations of every engine port, for unit tests and benchmarks. Same contracts
+ * as the Prisma-backed ones (compare-and-set included), none of the durability.
+ */
+
+import type { EnginePorts } from "../actions/engine";
+import type { ObservationEnvelope } from "../actions/envelope";
+import type { RunStore } from "../actions/ports";
+import type { AssetStore, StoredAsset } from "../capabilities/ports";
+import type {
+  ApprovalRecord,
+  ApprovalStore,
+  Clock,
+  DecisionRecord,
+  DecisionSink,
+  EngineEvent,
+  EventPublisher,
+  GrantStore,
+  RuleSource,
+  SessionGrant,
+} from "../gate/ports";
+import type { PolicyRule } from "../gate/rules";
+
+let counter = 0;
+const nextId = (prefix: string) => `${prefix}_${(++counter).toString(36)}`;
+
+export interface MemoryPorts extends EnginePorts {
+  rules: RuleSource & { set(rules: PolicyRule[]): void; list: PolicyRule[] };
+  grants: GrantStore & { all: SessionGrant[] };
+  approvals: ApprovalStore & { all: Map<string, ApprovalRecord> };
+  decisions: DecisionSink & { all: DecisionRecord[] };
+  events: EventPublisher & { all: EngineEvent[]; subscribe(fn: (e: EngineEvent) => void): () => void };
+  runs: RunStore & {
+    all: Map<
+      string,
+      { id: string; status: "running" | "ok" | "error"; instanceId: string; envelope?: ObservationEnvelope }
+    >;
+  };
+  assets: AssetStore & { all: (StoredAsset & { userId: string | null; bytes: Uint8Array })[] };
+  clock: Clock;
+}
+
+export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean } = {}): MemoryPorts {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const keepEvents = options.keepEvents ?? true;
+  const listeners = new Set<(e: EngineEvent) => void>();
+
+  const rules = {
+    list: [] as PolicyRule[],
+    set(next: PolicyRule[]) {
+      rules.list = next;
+    },
+    async listRules() {
+      return rules.list;
+    },
+  };
+
+  const grants = {
+    all: [] as SessionGrant[],
+    async findActive(sessionId: string, capability: string, versionHash: string) {
+      return (
+        grants.all.find(
+          (g) => g.sessionId === sessionId && g.capability === capability && g.versionHash === versionHash,
+        ) ?? null
+      );
+    },
+    async create(grant: Omit<SessionGrant, "id" | "createdAt">) {
+      const row = { ...grant, id: nextId("grant"), createdAt: clock.now() };
+      grants.all.push(row);
+      return row;
+    },
+  };
+
+  const approvalRows = new Map<string, ApprovalRecord>();
+  const approvals: MemoryPorts["approvals"] = {
+    all: approvalRows,
+    async create(input) {
+      const row: ApprovalRecord = {
+        ...input,
+        id: nextId("appr"),
+        status: "pending",
+        scope: null,
+        decidedById: null,
+        decidedAt: null,
+        consumedAt: null,
+        createdAt: clock.now(),
+      };
+      approvalRows.set(row.id, row);
+      return { ...row };
+    },
+    async get(id) {
+      const row = approvalRows.get(id);
+      return row ? { ...row } : null;
+    },
+    async decide(id, change, now) {
+      const row = approvalRows.get(id);
+      if (row?.status !== "pending" || row.expiresAt <= now) return false;
+      Object.assign(row, change, { decidedAt: now });
+      return true;
+    },
+    async consume(id, argsHash, now) {
+      const row = approvalRows.get(id);
+      if (row?.status !== "allowed" || row.consumedAt !== null || row.argsHash !== argsHash) return false;
+      row.consumedAt = now;
+      return true;
+    },
+    async expire(id) {
+      const row = approvalRows.get(id);
+      if (row?.status !== "pending") return false;
+      row.status = "expired";
+      return true;
+    },
+    async listPending() {
+      return [...approvalRows.values()].filter((r) => r.status === "pending").map((r) => ({ ...r }));
+    },
+  };
+
+  const decisions = {
+    all: [] as DecisionRecord[],
+    async record(d: DecisionRecord) {
+      decisions.all.push(d);
+    },
+  };
+
+  const events = {
+    all: [] as EngineEvent[],
+    async publish(e: EngineEvent) {
+      if (keepEvents) events.all.push(e);
+      for (const fn of listeners) fn(e);
+    },
+    subscribe(fn: (e: EngineEvent) => void) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+  };
+
+  const runRows: MemoryPorts["runs"]["all"] = new Map();
+  const runs: MemoryPorts["runs"] = {
+    all: runRows,
+    async create(run) {
+      runRows.set(run.id, { id: run.id, status: "running", instanceId: run.instanceId });
+    },
+    async finish(id, result) {
+      const row = runRows.get(id);
+      if (!row) return;
+      row.status = result.status;
+      if (keepEvents) row.envelope = result.envelope;
+      else runRows.delete(id);
+    },
+    async get(id) {
+      const row = runRows.get(id);
+      return row ? { id: row.id, status: row.status, instanceId: row.instanceId } : null;
+    },
+    async listRunning() {
+      return [...runRows.values()]
+        .filter((r) => r.status === "running")
+        .map((r) => ({ id: r.id, instanceId: r.instanceId }));
+    },
+    async markAbandoned(id) {
+      const row = runRows.get(id);
+      if (row?.status !== "running") return false;
+      row.status = "error";
+      return true;
+    },
+  };
+
+  const assets: MemoryPorts["assets"] = {
+    all: [],
+    async save(a) {
+      const row = {
+        id: nextId("asset"),
+        mime: a.mime,
+        width: a.width,
+        height: a.height,
+        createdAt: clock.now(),
+        userId: a.userId,
+        bytes: a.bytes,
+      };
+      assets.all.push(row);
+      return { id: row.id };
+    },
+    async list({ userId, limit }) {
+      return assets.all
+        .filter((a) => a.userId === userId)
+        .slice(-limit)
+        .reverse()
+        .map(({ id, mime, width, height, createdAt }) => ({ id, mime, width, height, createdAt }));
+    },
+  };
+
+  return { rules, grants, approvals, decisions, events, runs, assets, clock };
+}
