@@ -1,0 +1,264 @@
+/**
+ * The Streamable HTTP side of the MCP mount: origin check, API key on every request, body size
+ * and per-key rate limits, and sessions that live in the database so that any instance can serve
+ * a session's next request (each request builds its server and transport afresh). Answers that a
+ * client gives to an approval elicitation are routed here by approval id, on whichever instance
+ * they land.
+ */
+import { randomUUID } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  type ClientCapabilities,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Db } from "../db";
+import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
+import type { McpBackend } from "./backend";
+import { createMcpServer, ELICIT_ANSWERS, ELICIT_META_KEY } from "./server";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const ELICIT_ID_PREFIX = "toolstore-elicit:";
+const SEEN_EVERY_MS = 60_000;
+
+export interface McpHttpOptions {
+  db: Db;
+  backend: McpBackend;
+  /** Where people create keys, for the 401 message. */
+  consoleUrl: string;
+  /** Origins besides the request's own host that may call (browser-based MCP clients). */
+  allowedOrigins: string[];
+  rateLimitPerMinute: number;
+  maxBodyBytes?: number;
+}
+
+export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) => Promise<Response> {
+  const limiter = createRateLimiter(options.rateLimitPerMinute);
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+
+  return async function handleMcp(req: Request): Promise<Response> {
+    const origin = req.headers.get("origin");
+    if (origin && !originAllowed(origin, req, options.allowedOrigins)) {
+      return jsonError(403, -32000, `Forbidden: origin ${origin} may not call this MCP server.`);
+    }
+
+    const identity = await verifyApiKey(options.db, bearer(req));
+    if (!identity) {
+      const description = `Send Authorization: Bearer <api key>. Create a key in the console at ${options.consoleUrl}/keys or with: npm run toolstore -- keys create --name <name>`;
+      return jsonError(401, -32001, `Unauthorized: a valid ToolStore API key is required. ${description}`, {
+        "WWW-Authenticate": `Bearer realm="toolstore", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`,
+      });
+    }
+
+    const retryAfter = limiter.take(identity.id);
+    if (retryAfter > 0) {
+      return jsonError(
+        429,
+        -32000,
+        `Too many requests for key "${identity.name}"; retry in ${retryAfter}s.`,
+        {
+          "Retry-After": String(retryAfter),
+        },
+      );
+    }
+
+    let parsedBody: unknown;
+    if (req.method === "POST") {
+      const text = await readBody(req, maxBody);
+      if (text === null) {
+        return jsonError(
+          413,
+          -32000,
+          `Request body exceeds ${Math.round(maxBody / 1024)} KiB; send less code at once.`,
+        );
+      }
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        return jsonError(400, -32700, "Parse error: the body is not JSON.");
+      }
+      const routed = await routeElicitationAnswers(parsedBody, identity, options.backend);
+      if (routed) return new Response(null, { status: 202 });
+    }
+
+    const sessionHeader = req.headers.get("mcp-session-id");
+    let session: {
+      id: string;
+      capabilities: ClientCapabilities;
+      clientName: string;
+      clientVersion: string;
+    } | null = null;
+    if (sessionHeader) {
+      const row = await options.db.mcpSession.findUnique({ where: { id: sessionHeader } });
+      if (!row || row.closedAt || row.apiKeyId !== identity.id) {
+        return jsonError(404, -32001, "Session not found: initialize a new MCP session.");
+      }
+      session = {
+        id: row.id,
+        capabilities: JSON.parse(row.capabilities) as ClientCapabilities,
+        clientName: row.clientName,
+        clientVersion: row.clientVersion,
+      };
+      if (Date.now() - row.lastSeenAt.getTime() > SEEN_EVERY_MS) {
+        await options.db.mcpSession.update({ where: { id: row.id }, data: { lastSeenAt: new Date() } });
+      }
+    }
+
+    const init = isInitializeRequest(parsedBody) ? parsedBody.params : undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: async (id) => {
+        await options.db.mcpSession.create({
+          data: {
+            id,
+            apiKeyId: identity.id,
+            capabilities: JSON.stringify(init?.capabilities ?? {}),
+            clientName: init?.clientInfo.name.slice(0, 100) ?? "",
+            clientVersion: init?.clientInfo.version.slice(0, 50) ?? "",
+          },
+        });
+      },
+      onsessionclosed: async (id) => {
+        await options.db.mcpSession.updateMany({
+          where: { id, closedAt: null },
+          data: { closedAt: new Date() },
+        });
+      },
+    });
+    if (session) resumeSession(transport, session.id);
+    rewriteElicitationIds(transport);
+
+    const server = await createMcpServer({
+      identity,
+      sessionId: session?.id ?? "",
+      backend: options.backend,
+    });
+    if (session) {
+      // The SDK learns these from initialize, which happened on some earlier request.
+      Object.assign(server.server as unknown as Record<string, unknown>, {
+        _clientCapabilities: session.capabilities,
+        _clientVersion: { name: session.clientName, version: session.clientVersion },
+      });
+    }
+    await server.connect(transport);
+    return transport.handleRequest(req, { parsedBody });
+  };
+}
+
+/** A transport for a session initialized earlier (maybe on another instance). */
+function resumeSession(transport: WebStandardStreamableHTTPServerTransport, sessionId: string) {
+  Object.assign(transport as unknown as Record<string, unknown>, { sessionId, _initialized: true });
+}
+
+/**
+ * Give elicitation requests an id that names the approval, so the client's answer can be routed
+ * by any instance, not only by the in-memory request table of the process that asked.
+ */
+function rewriteElicitationIds(transport: WebStandardStreamableHTTPServerTransport) {
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage, opts) => {
+    if (isJSONRPCRequest(message) && message.method === "elicitation/create") {
+      const approvalId = (message.params?._meta as Record<string, unknown> | undefined)?.[ELICIT_META_KEY];
+      if (typeof approvalId === "string") {
+        return send({ ...message, id: `${ELICIT_ID_PREFIX}${approvalId}:${message.id}` }, opts);
+      }
+    }
+    return send(message, opts);
+  };
+}
+
+async function routeElicitationAnswers(
+  body: unknown,
+  identity: ApiKeyIdentity,
+  backend: McpBackend,
+): Promise<boolean> {
+  const messages = Array.isArray(body) ? body : [body];
+  const answers = messages.filter(
+    (m): m is { id: string; result?: { action?: string; content?: { decision?: string } } } =>
+      !!m &&
+      typeof m === "object" &&
+      typeof (m as { id?: unknown }).id === "string" &&
+      (m as { id: string }).id.startsWith(ELICIT_ID_PREFIX) &&
+      !("method" in (m as object)),
+  );
+  if (answers.length === 0 || answers.length !== messages.length) return false;
+  for (const message of answers) {
+    const approvalId = message.id.slice(ELICIT_ID_PREFIX.length).split(":")[0] ?? "";
+    const decision =
+      message.result?.action === "accept"
+        ? ELICIT_ANSWERS[message.result.content?.decision ?? ""]
+        : undefined;
+    // Declined or cancelled prompts leave the request to the console's queue.
+    if (decision) await backend.answerFromClient(identity, approvalId, decision).catch(() => {});
+  }
+  return true;
+}
+
+function bearer(req: Request): string | null {
+  const header = req.headers.get("authorization");
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}
+
+function originAllowed(origin: string, req: Request, allowed: string[]): boolean {
+  try {
+    const o = new URL(origin);
+    const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+    if (host && o.host === host) return true;
+    return allowed.some((a) => new URL(a).origin === o.origin);
+  } catch {
+    return false;
+  }
+}
+
+async function readBody(req: Request, max: number): Promise<string | null> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > max) return null;
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function jsonError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** A fixed one-minute window per key, per instance. */
+export function createRateLimiter(perMinute: number, now: () => number = Date.now) {
+  const windows = new Map<string, { start: number; count: number }>();
+  return {
+    /** 0 when allowed, else the seconds to wait. */
+    take(key: string): number {
+      const t = now();
+      let w = windows.get(key);
+      if (!w || t - w.start >= 60_000) {
+        w = { start: t, count: 0 };
+        windows.set(key, w);
+        if (windows.size > 10_000) windows.clear();
+      }
+      w.count += 1;
+      return w.count > perMinute ? Math.ceil((w.start + 60_000 - t) / 1000) : 0;
+    },
+  };
+}
