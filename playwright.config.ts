@@ -16,7 +16,7 @@ if (!fs.existsSync(chromium)) {
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3107);
 export const E2E_SETUP_TOKEN = "e2e-setup-token-0123456789";
-const dbFile = path.resolve(".data/e2e.db");
+const dbFile = path.resolve(`.data/e2e-${E2E_PORT}.db`);
 
 export default defineConfig({
   testDir: "e2e",

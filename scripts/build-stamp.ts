@@ -13,6 +13,8 @@ const INPUTS = [
   "prisma/schema.prisma",
 ];
 const SKIP = new Set(["node_modules", ".next", "generated"]);
+// Same rule as next.config.mjs; this script runs outside Next, so it reads the variable itself.
+const distDir = () => process.env.NEXT_DIST_DIR || ".next";
 
 function walk(entry: string, out: string[]) {
   if (!fs.existsSync(entry)) return;
@@ -21,7 +23,9 @@ function walk(entry: string, out: string[]) {
     if (!/\.test\.tsx?$/.test(entry)) out.push(entry);
     return;
   }
-  for (const name of fs.readdirSync(entry).sort()) if (!SKIP.has(name)) walk(path.join(entry, name), out);
+  for (const name of fs.readdirSync(entry).sort()) {
+    if (!SKIP.has(name) && !name.startsWith(".next")) walk(path.join(entry, name), out);
+  }
 }
 
 export function sourceHash(root: string): string {
@@ -35,10 +39,10 @@ export function sourceHash(root: string): string {
   return hash.digest("hex");
 }
 
-const stampFile = (root: string) => path.join(root, ".next", "toolstore-build-stamp");
+const stampFile = (root: string) => path.join(root, distDir(), "toolstore-build-stamp");
 
 export function buildIsCurrent(root: string): boolean {
-  if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) return false;
+  if (!fs.existsSync(path.join(root, distDir(), "BUILD_ID"))) return false;
   const stamp = stampFile(root);
   return fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === sourceHash(root);
 }
