@@ -1,6 +1,8 @@
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
+import { capabilitiesRouter } from "./routers/capabilities";
 import { eventsRouter } from "./routers/events";
+import { rulesRouter } from "./routers/rules";
 import { usersRouter } from "./routers/users";
 import { createCallerFactory, router } from "./trpc";
 
@@ -9,6 +11,8 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   users: usersRouter,
   events: eventsRouter,
+  capabilities: capabilitiesRouter,
+  rules: rulesRouter,
 });
 
 export type AppRouter = typeof appRouter;

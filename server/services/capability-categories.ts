@@ -1,0 +1,178 @@
+/**
+ * Capabilities as the console lists them (every module and export with its effective category)
+ * and the admin's category change: an audited event with who, when, from, to and why. The gate
+ * reads the stored category through the engine's category lookup; a change takes effect within
+ * the registry's short cache.
+ */
+import { z } from "zod";
+import { CATEGORIES, type Category } from "../core/capabilities/types";
+import { AppError } from "../core/errors";
+import type { Db } from "../db";
+
+export const categoryChangeSchema = z.object({
+  capability: z.string().trim().min(1).max(200),
+  category: z.enum(CATEGORIES),
+  reason: z
+    .string()
+    .trim()
+    .min(3, "say why (at least 3 characters); the reason is kept in the history")
+    .max(500, "the reason has at most 500 characters"),
+});
+export type CategoryChangeInput = z.input<typeof categoryChangeSchema>;
+
+export interface CapabilityRow {
+  id: string;
+  name: string;
+  module: string;
+  exportName: string;
+  source: string;
+  category: Category;
+  declaredCategory: string;
+  pendingCategory: string | null;
+  description: string;
+  active: boolean;
+  updatedAt: Date;
+}
+
+export async function listCapabilities(db: Db, options: { includeInactive?: boolean } = {}) {
+  const rows = await db.capability.findMany({
+    where: options.includeInactive ? {} : { active: true },
+    orderBy: [{ module: "asc" }, { exportName: "asc" }],
+    select: {
+      id: true,
+      name: true,
+      module: true,
+      exportName: true,
+      source: true,
+      category: true,
+      declaredCategory: true,
+      pendingCategory: true,
+      description: true,
+      active: true,
+      updatedAt: true,
+    },
+  });
+  return rows as CapabilityRow[];
+}
+
+/** The input schema of one capability (for sample arguments in "test a call"). */
+export async function capabilitySchema(db: Db, name: string): Promise<unknown> {
+  const row = await db.capability.findUnique({ where: { name }, select: { inputSchema: true } });
+  if (!row) throw new AppError("NOT_FOUND", `unknown capability "${name}"`);
+  try {
+    return JSON.parse(row.inputSchema) as unknown;
+  } catch {
+    return {};
+  }
+}
+
+/** Module names with at least one active capability, for mounting choices. */
+export async function listModuleNames(db: Db): Promise<{ name: string; source: string; exports: number }[]> {
+  const groups = await db.capability.groupBy({
+    by: ["module", "source"],
+    where: { active: true },
+    _count: { _all: true },
+    orderBy: { module: "asc" },
+  });
+  return groups.map((g) => ({ name: g.module, source: g.source, exports: g._count._all }));
+}
+
+export interface CategoryChangeRow {
+  id: string;
+  capability: string;
+  fromCategory: string | null;
+  toCategory: string;
+  reason: string;
+  changedBy: string | null;
+  createdAt: Date;
+}
+
+const CHANGE_SELECT = {
+  id: true,
+  fromCategory: true,
+  toCategory: true,
+  reason: true,
+  createdAt: true,
+  capability: { select: { name: true } },
+  changedBy: { select: { username: true } },
+} as const;
+
+function toChangeRow(row: {
+  id: string;
+  fromCategory: string | null;
+  toCategory: string;
+  reason: string;
+  createdAt: Date;
+  capability: { name: string };
+  changedBy: { username: string } | null;
+}): CategoryChangeRow {
+  return {
+    id: row.id,
+    capability: row.capability.name,
+    fromCategory: row.fromCategory,
+    toCategory: row.toCategory,
+    reason: row.reason,
+    changedBy: row.changedBy?.username ?? null,
+    createdAt: row.createdAt,
+  };
+}
+
+/** Category history, newest first: of one capability, or of all when `capability` is left out. */
+export async function categoryHistory(
+  db: Db,
+  options: { capability?: string; take?: number } = {},
+): Promise<CategoryChangeRow[]> {
+  const rows = await db.categoryChange.findMany({
+    where: options.capability ? { capability: { name: options.capability } } : {},
+    orderBy: { createdAt: "desc" },
+    take: Math.min(options.take ?? 50, 500),
+    select: CHANGE_SELECT,
+  });
+  return rows.map(toChangeRow);
+}
+
+/**
+ * Sets the effective category. Compare-and-set on the category read first, so two admins
+ * changing the same capability at once cannot both record "from" the same value. Setting the
+ * category a republish proposed also settles that pending change.
+ */
+export async function changeCategory(
+  db: Db,
+  userId: string,
+  input: CategoryChangeInput,
+): Promise<CategoryChangeRow> {
+  const parsed = categoryChangeSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new AppError("BAD_INPUT", parsed.error.issues.map((i) => i.message).join("; "));
+  }
+  const { capability, category, reason } = parsed.data;
+  const current = await db.capability.findUnique({
+    where: { name: capability },
+    select: { id: true, category: true, pendingCategory: true },
+  });
+  if (!current) throw new AppError("NOT_FOUND", `unknown capability "${capability}"`);
+  if (current.category === category) {
+    throw new AppError("BAD_INPUT", `${capability} is already ${category}`);
+  }
+  const { count } = await db.capability.updateMany({
+    where: { id: current.id, category: current.category },
+    data: {
+      category,
+      ...(current.pendingCategory === category ? { pendingCategory: null } : {}),
+    },
+  });
+  if (count === 0) {
+    throw new AppError("CONFLICT", `${capability} was changed by someone else just now; reload and retry`);
+  }
+  const row = await db.categoryChange.create({
+    data: {
+      capabilityId: current.id,
+      fromCategory: current.category,
+      toCategory: category,
+      reason,
+      changedById: userId,
+    },
+    select: CHANGE_SELECT,
+  });
+  return toChangeRow(row);
+}
