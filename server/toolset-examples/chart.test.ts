@@ -6,7 +6,7 @@ const chart = compileExample("chart");
 afterAll(closeTestPool);
 
 interface ChartImage {
-  image_base64: string;
+  data_base64: string;
   mime: string;
   width: number;
   height: number;
@@ -53,7 +53,7 @@ describe("[TOOLSETS] chart", () => {
     const image = (result as { value: ChartImage }).value;
     expect(image).toMatchObject({ mime: "image/png", width: 320, height: 200 });
     expect(image.alt).toBe('Bar chart "Sales 2024": Q1 12, Q2 19, Q3 -7');
-    const png = decodePng(image.image_base64);
+    const png = decodePng(image.data_base64);
     expect([png.width, png.height]).toEqual([320, 200]);
     expect(png.ihdr[9]).toBe(3); // indexed colour
     const red = [255, 0, 0];
@@ -64,7 +64,7 @@ describe("[TOOLSETS] chart", () => {
     // Three bars of real area, not a stray pixel.
     expect(redPixels).toBeGreaterThan(2000);
     // Compression works: far below the raw size.
-    expect(Buffer.from(image.image_base64, "base64").length).toBeLessThan(((320 + 1) * 200) / 4);
+    expect(Buffer.from(image.data_base64, "base64").length).toBeLessThan(((320 + 1) * 200) / 4);
   });
 
   it("draws a multi-series line chart with gaps", async () => {
@@ -78,7 +78,7 @@ describe("[TOOLSETS] chart", () => {
     });
     expect(result.ok).toBe(true);
     const image = (result as { value: ChartImage }).value;
-    const png = decodePng(image.image_base64);
+    const png = decodePng(image.data_base64);
     expect([png.width, png.height]).toEqual([640, 400]);
     expect(image.alt).toContain("2023, 2024 over 4 points");
   });

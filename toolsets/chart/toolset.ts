@@ -5,7 +5,7 @@
 
 /** A PNG image as data: pass it to the assets module to get an asset id that view_image shows. */
 export interface ChartImage {
-  image_base64: string;
+  data_base64: string;
   mime: "image/png";
   width: number;
   height: number;
@@ -286,7 +286,7 @@ function drawXLabels(c: Canvas, labels: string[], xs: number[], y: number, slot:
 }
 
 /**
- * Draw a bar chart as a PNG image, one bar per label. Returns { image_base64, mime, width, height,
+ * Draw a bar chart as a PNG image, one bar per label. Returns { data_base64, mime, width, height,
  * alt }; save it with the assets module to show it with view_image.
  * @tool read
  * @param labels One label per bar, e.g. ["Q1", "Q2", "Q3"]
@@ -341,7 +341,7 @@ export function bar_chart(
 }
 
 /**
- * Draw a line chart of one or more series as a PNG image, with a legend. Returns { image_base64,
+ * Draw a line chart of one or more series as a PNG image, with a legend. Returns { data_base64,
  * mime, width, height, alt }; save it with the assets module to show it with view_image.
  * @tool read
  * @param series The lines: [{ name: "2024", values: [1, 3, 2] }, ...] (up to 10, equal lengths)
@@ -400,7 +400,7 @@ export function line_chart(
 
 function image(c: Canvas, colors: number[][], alt: string): ChartImage {
   return {
-    image_base64: base64(encodePng(c, colors)),
+    data_base64: base64(encodePng(c, colors)),
     mime: "image/png",
     width: c.width,
     height: c.height,

@@ -34,7 +34,13 @@ export {
   type MigrateOptions,
   migrateLegacyApi,
 } from "./migrate-api";
-export { capabilityName, closestNames, isValidToolsetName, TOOLSET_NAME_PATTERN } from "./names";
+export {
+  capabilityName,
+  closestNames,
+  isValidToolsetName,
+  RESERVED_MODULE_NAMES,
+  TOOLSET_NAME_PATTERN,
+} from "./names";
 export {
   DOC_FILE,
   HEADER_TAGS,

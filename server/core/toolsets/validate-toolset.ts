@@ -3,7 +3,7 @@
  * bindings and their types, and a type check of the code. Findings are values, never thrown.
  */
 import { checkToolsetSyntax, checkToolsetTypes } from "./check-types";
-import { isValidToolsetName } from "./names";
+import { isValidToolsetName, RESERVED_MODULE_NAMES } from "./names";
 import { DOC_FILE, parseToolsetSource, SOURCE_FILE } from "./parse-toolset";
 import type { ParsedToolset, ToolsetDiagnostic, ToolsetFiles } from "./types";
 
@@ -41,6 +41,12 @@ export function validateToolset(input: ToolsetInput, options: ValidateOptions = 
     folder(
       `toolset name \`${input.name}\` is not valid`,
       "use lower-case letters, digits, `-` and `_`, starting with a letter (it becomes `toolstore/<name>`)",
+    );
+  }
+  if (RESERVED_MODULE_NAMES.includes(input.name)) {
+    folder(
+      `toolset name \`${input.name}\` is taken by a built-in module (toolstore/${input.name})`,
+      "rename the folder",
     );
   }
   if (input.entries) {

@@ -1,0 +1,184 @@
+/**
+ * Toolsets as capability modules for the engine's registry: one `toolstore/<name>` module per
+ * toolset, one export per binding, `versionHash` = the current version's content hash (grants and
+ * allow rules bind to it), `doc` = the full doc.md (store.info returns it).
+ *
+ * Every call runs the binding in the sandbox pool with the toolset's CURRENT settings read at call
+ * time (timeout, allowed hosts, environment), secrets injected at the boundary and redacted from
+ * the result, errors and logs. Nothing of a toolset runs in the server process.
+ */
+import type { CategoryLookup, ModuleSource } from "../../core/capabilities/ports";
+import type { CapabilityExport, CapabilityModule, JsonObject } from "../../core/capabilities/types";
+import { AppError } from "../../core/errors";
+import type { SandboxPool } from "../../core/sandbox/pool";
+import { bindingInvocation, capabilityName, type ToolsetBinding } from "../../core/toolsets";
+import type { Db } from "../../db";
+import { asCategory, parseBindings, parseHosts } from "./rows";
+
+export interface ToolsetModulesOptions {
+  db: Db;
+  /** The engine's pool, or a getter when the pool is created after this source. */
+  pool: SandboxPool | (() => SandboxPool);
+}
+
+interface CachedVersion {
+  compiledJs: string;
+  contentHash: string;
+  doc: string;
+  bindings: ToolsetBinding[];
+}
+
+/** What one call needs, read fresh so console changes apply to the next call. */
+export interface ToolsetRuntime {
+  timeoutMs: number;
+  allowedHosts: string[];
+  env: Record<string, string>;
+  secretValues: string[];
+}
+
+export async function loadToolsetRuntime(db: Db, toolsetId: string): Promise<ToolsetRuntime> {
+  const row = await db.toolset.findUnique({
+    where: { id: toolsetId },
+    select: {
+      timeoutMs: true,
+      allowedHosts: true,
+      envVars: { select: { name: true, value: true, secret: true } },
+    },
+  });
+  if (!row) throw new AppError("NOT_FOUND", "the toolset was deleted");
+  const env: Record<string, string> = {};
+  for (const v of row.envVars) env[v.name] = v.value;
+  return {
+    timeoutMs: row.timeoutMs,
+    allowedHosts: parseHosts(row.allowedHosts),
+    env,
+    secretValues: row.envVars.filter((v) => v.secret).map((v) => v.value),
+  };
+}
+
+function bindingImpl(
+  options: ToolsetModulesOptions,
+  toolsetId: string,
+  version: CachedVersion,
+  binding: ToolsetBinding,
+  wireName: string,
+): CapabilityExport["impl"] {
+  const pool = () => (typeof options.pool === "function" ? options.pool() : options.pool);
+  return async (run, args: JsonObject) => {
+    const runtime = await loadToolsetRuntime(options.db, toolsetId);
+    const call = bindingInvocation(version.compiledJs, binding, args);
+    const result = await pool().runBinding({
+      code: call.code,
+      exportName: call.exportName,
+      args: call.args,
+      env: runtime.env,
+      allowedHosts: runtime.allowedHosts,
+      timeoutMs: runtime.timeoutMs,
+      redact: runtime.secretValues,
+      signal: run.signal,
+    });
+    if (result.ok) return result.value;
+    const { kind, message } = result.error;
+    if (kind === "timeout") {
+      throw new AppError("LIMIT_EXCEEDED", `${wireName} timed out after ${runtime.timeoutMs} ms`, {
+        details: { error: "timeout", capability: wireName, reason: message },
+      });
+    }
+    if (kind === "out_of_memory") {
+      throw new AppError("LIMIT_EXCEEDED", `${wireName} ran out of memory`, {
+        details: { error: "out_of_memory", capability: wireName, reason: message },
+      });
+    }
+    if (kind === "internal") throw new AppError("INTERNAL", `${wireName}: ${message}`);
+    // The binding threw: the guest sees `capability_failed` with the (redacted) message.
+    throw new Error(message);
+  };
+}
+
+/**
+ * The registry's source for toolsets. Toolset rows and categories are read on every call of
+ * `listModules` (the registry caches briefly); compiled code is cached per version id.
+ */
+export function createToolsetModuleSource(options: ToolsetModulesOptions): ModuleSource {
+  const { db } = options;
+  const versions = new Map<string, CachedVersion>();
+  return {
+    id: "toolsets",
+    async listModules(): Promise<CapabilityModule[]> {
+      const toolsets = await db.toolset.findMany({
+        where: { currentVersionId: { not: null } },
+        orderBy: { name: "asc" },
+        select: { id: true, name: true, description: true, currentVersionId: true },
+      });
+      const wanted = toolsets.map((t) => t.currentVersionId as string);
+      const missing = wanted.filter((id) => !versions.has(id));
+      if (missing.length > 0) {
+        const rows = await db.toolsetVersion.findMany({
+          where: { id: { in: missing } },
+          select: { id: true, compiledJs: true, contentHash: true, doc: true, bindings: true },
+        });
+        for (const r of rows) {
+          versions.set(r.id, {
+            compiledJs: r.compiledJs,
+            contentHash: r.contentHash,
+            doc: r.doc,
+            bindings: parseBindings(r.bindings),
+          });
+        }
+      }
+      for (const id of [...versions.keys()]) if (!wanted.includes(id)) versions.delete(id);
+      const categories = await db.capability.findMany({
+        where: { source: "toolset", active: true },
+        select: { name: true, category: true },
+      });
+      const categoryOf = new Map(categories.map((c) => [c.name, c.category]));
+      const modules: CapabilityModule[] = [];
+      for (const t of toolsets) {
+        const version = versions.get(t.currentVersionId as string);
+        if (!version) continue;
+        modules.push({
+          name: t.name,
+          description: t.description,
+          source: "toolset",
+          versionHash: version.contentHash,
+          doc: version.doc,
+          exports: version.bindings.map((binding) => {
+            const wire = capabilityName(t.name, binding.name);
+            const stored = categoryOf.get(wire);
+            return {
+              spec: {
+                name: wire,
+                description: binding.description,
+                inputSchema: binding.inputSchema,
+                // The effective category (a pending declared change waits for an admin).
+                category: stored ? asCategory(stored) : binding.category,
+              },
+              impl: bindingImpl(options, t.id, version, binding, wire),
+            };
+          }),
+        });
+      }
+      return modules;
+    },
+  };
+}
+
+/** Effective categories of every known capability, as stored (the console edits them). */
+export function createCapabilityCategoryLookup(db: Db): CategoryLookup {
+  return async () => {
+    const rows = await db.capability.findMany({
+      where: { active: true },
+      select: { name: true, category: true },
+    });
+    return new Map(rows.map((r) => [r.name, r.category]));
+  };
+}
+
+/** The version hash a capability's grants and allow rules must match; null when unknown. */
+export async function currentVersionHash(db: Db, capability: string): Promise<string | null> {
+  const row = await db.capability.findUnique({
+    where: { name: capability },
+    select: { versionHash: true, active: true },
+  });
+  return row?.active ? row.versionHash : null;
+}
