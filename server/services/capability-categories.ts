@@ -176,3 +176,52 @@ export async function changeCategory(
   });
   return toChangeRow(row);
 }
+
+export const pendingDecisionSchema = z.object({
+  capability: z.string().trim().min(1).max(200),
+  accept: z.boolean(),
+  reason: z.string().trim().max(500).default(""),
+});
+export type PendingDecisionInput = z.input<typeof pendingDecisionSchema>;
+
+/**
+ * Settles the category a republish declared: accept it (the category changes, recorded like any
+ * change) or keep the current one (recorded with from = to, so the history shows who chose it).
+ */
+export async function decidePendingCategory(
+  db: Db,
+  userId: string,
+  input: PendingDecisionInput,
+): Promise<CategoryChangeRow> {
+  const { capability, accept, reason } = pendingDecisionSchema.parse(input);
+  const current = await db.capability.findUnique({
+    where: { name: capability },
+    select: { id: true, category: true, pendingCategory: true },
+  });
+  if (!current) throw new AppError("NOT_FOUND", `unknown capability "${capability}"`);
+  const pending = current.pendingCategory;
+  if (!pending) throw new AppError("CONFLICT", `${capability} has no pending category change`);
+  if (accept) {
+    return changeCategory(db, userId, {
+      capability,
+      category: pending as Category,
+      reason: reason || `accepted the category ${pending} declared by the new version`,
+    });
+  }
+  const { count } = await db.capability.updateMany({
+    where: { id: current.id, pendingCategory: pending },
+    data: { pendingCategory: null },
+  });
+  if (count === 0) throw new AppError("CONFLICT", `${capability} was settled by someone else just now`);
+  const row = await db.categoryChange.create({
+    data: {
+      capabilityId: current.id,
+      fromCategory: current.category,
+      toCategory: current.category,
+      reason: reason || `kept ${current.category}; the new version declares ${pending}`,
+      changedById: userId,
+    },
+    select: CHANGE_SELECT,
+  });
+  return toChangeRow(row);
+}

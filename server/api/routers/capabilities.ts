@@ -4,8 +4,10 @@ import {
   categoryChangeSchema,
   categoryHistory,
   changeCategory,
+  decidePendingCategory,
   listCapabilities,
   listModuleNames,
+  pendingDecisionSchema,
 } from "../../services/capability-categories";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
@@ -26,4 +28,8 @@ export const capabilitiesRouter = router({
   changeCategory: adminProcedure
     .input(categoryChangeSchema)
     .mutation(({ ctx, input }) => changeCategory(ctx.db, ctx.user.id, input)),
+  /** Accept or decline the category a republished version declares. */
+  decidePending: adminProcedure
+    .input(pendingDecisionSchema)
+    .mutation(({ ctx, input }) => decidePendingCategory(ctx.db, ctx.user.id, input)),
 });

@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+import { requireUser } from "../../_lib/session";
+import { DefaultModeCard } from "./default-mode";
+import { RulesAdmin } from "./rules-admin";
+import { TestCall } from "./test-call";
+import "../../_styles/admin-pages.css";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Rules and modes" };
+
+export default async function RulesPage() {
+  const user = await requireUser();
+  const canEdit = user.role === "admin";
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Rules and modes</h1>
+          <p>
+            A deny rule always wins, even in auto mode; an ask rule forces a prompt; an allow rule skips it.
+            Otherwise the mode and the category decide.
+          </p>
+        </div>
+      </div>
+      <div className="split" style={{ marginBottom: 12 }}>
+        <RulesAdmin canEdit={canEdit} />
+        <DefaultModeCard canEdit={canEdit} />
+      </div>
+      <TestCall />
+    </>
+  );
+}

@@ -1,0 +1,266 @@
+"use client";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { CategoryBadge } from "../../_components/category-badge";
+import { ErrorNote } from "../../_components/error-note";
+import { sampleArgs } from "../../_components/schema-sample";
+import { useTRPC } from "../../_lib/trpc";
+import { MODES, type Mode } from "./default-mode";
+
+interface Submitted {
+  capability: string;
+  argsJson: string;
+  mode: Mode;
+  withSessionGrant: boolean;
+}
+
+const STEP_LABELS = [
+  "Deny rules",
+  "Plan mode blocks all but read",
+  "Ask rules",
+  "Allow rules",
+  "Mode × category table",
+  "Session grant (“allow for session”)",
+] as const;
+
+export function TestCall() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const caps = useQuery(trpc.capabilities.list.queryOptions());
+  const defaultMode = useQuery(trpc.rules.defaultMode.queryOptions());
+  const [capability, setCapability] = useState("");
+  const [argsJson, setArgsJson] = useState("{}");
+  const [mode, setMode] = useState<Mode | null>(null);
+  const [grant, setGrant] = useState(false);
+  const [submitted, setSubmitted] = useState<Submitted | null>(null);
+  const effectiveMode = mode ?? defaultMode.data ?? "default";
+
+  const modules = useMemo(() => {
+    const map = new Map<string, string[]>();
+    for (const c of caps.data ?? []) map.set(c.module, [...(map.get(c.module) ?? []), c.name]);
+    return [...map.entries()];
+  }, [caps.data]);
+
+  const schema = useQuery({
+    ...trpc.capabilities.schema.queryOptions({ name: capability }),
+    enabled: capability !== "",
+  });
+  useEffect(() => {
+    if (schema.data) setArgsJson(JSON.stringify(sampleArgs(schema.data), null, 2));
+  }, [schema.data]);
+
+  const result = useQuery({
+    ...trpc.rules.testCall.queryOptions(
+      submitted ?? { capability: "", argsJson: "{}", mode: "default", withSessionGrant: false },
+    ),
+    enabled: submitted !== null,
+    retry: false,
+  });
+
+  function submit(e?: FormEvent) {
+    e?.preventDefault();
+    if (!capability) return;
+    const next = { capability, argsJson, mode: effectiveMode, withSessionGrant: grant };
+    if (JSON.stringify(next) === JSON.stringify(submitted)) {
+      void qc.invalidateQueries({ queryKey: trpc.rules.testCall.queryKey(next) });
+    }
+    setSubmitted(next);
+  }
+
+  const data = result.data;
+  const decidingStep = data ? stepOf(data.evaluation) : -1;
+
+  return (
+    <section className="card" aria-labelledby="test-h">
+      <h2 id="test-h">Test a call</h2>
+      <p className="muted small" style={{ marginTop: 0 }}>
+        What the gate would decide for a sample call, and why. Nothing runs and nothing is recorded.
+      </p>
+      <div className="split-even">
+        <form className="stack" onSubmit={submit} aria-label="Sample call">
+          <div className="form-row" style={{ gridTemplateColumns: "minmax(0, 1fr) 140px" }}>
+            <label>
+              Capability
+              <select value={capability} onChange={(e) => setCapability(e.target.value)} required>
+                <option value="" disabled>
+                  {caps.data?.length === 0 ? "No capabilities yet" : "Choose a capability…"}
+                </option>
+                {modules.map(([module, names]) => (
+                  <optgroup key={module} label={`toolstore/${module}`}>
+                    {names.map((n) => (
+                      <option key={n} value={n}>
+                        {n}
+                      </option>
+                    ))}
+                  </optgroup>
+                ))}
+              </select>
+            </label>
+            <label>
+              Mode
+              <select value={effectiveMode} onChange={(e) => setMode(e.target.value as Mode)}>
+                {MODES.map((m) => (
+                  <option key={m} value={m}>
+                    {m}
+                    {m === defaultMode.data ? " (default)" : ""}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </div>
+          <label>
+            Arguments (JSON) <span className="field-hint">Ctrl+Enter tests</span>
+            <textarea
+              rows={7}
+              value={argsJson}
+              spellCheck={false}
+              onChange={(e) => setArgsJson(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) submit();
+              }}
+            />
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={grant} onChange={(e) => setGrant(e.target.checked)} />
+            The session already holds an “allow for session” grant
+          </label>
+          <div>
+            <button className="btn btn-primary" type="submit" disabled={!capability}>
+              Test call
+            </button>
+          </div>
+        </form>
+        <div aria-live="polite" data-testid="test-result">
+          <ErrorNote error={result.error} />
+          {!submitted && (
+            <div className="empty">
+              <strong>No call tested yet</strong>
+              Choose a capability, adjust the arguments and press Test call.
+            </div>
+          )}
+          {result.isFetching && !data && <p className="muted">Evaluating…</p>}
+          {data && (
+            <div className="stack">
+              <div className="decision">
+                <span className={`effect effect-${data.evaluation.decision}`}>
+                  {data.evaluation.decision}
+                </span>
+                <div>
+                  <div className="decision-reason">{data.evaluation.reason}</div>
+                  <div className="small muted">
+                    <code>{data.capability}</code> · <CategoryBadge category={data.category} /> · {data.mode}{" "}
+                    mode
+                  </div>
+                </div>
+              </div>
+              <div>
+                <h3>Why</h3>
+                <ol className="steps">
+                  {STEP_LABELS.map((label, i) => (
+                    <li
+                      key={label}
+                      className={i === decidingStep ? "decided" : i > decidingStep ? "skipped" : undefined}
+                    >
+                      {label}: {stepText(i, data, decidingStep)}
+                    </li>
+                  ))}
+                </ol>
+              </div>
+              {data.rules.length > 0 && (
+                <div>
+                  <h3>Enabled rules</h3>
+                  <table className="dense">
+                    <thead>
+                      <tr>
+                        <th scope="col">Rule</th>
+                        <th scope="col">Name</th>
+                        <th scope="col">Conditions</th>
+                        <th scope="col">Matches</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {data.rules.map((r) => (
+                        <tr key={r.id}>
+                          <td>
+                            <span className={`effect effect-${r.effect}`}>{r.effect}</span>{" "}
+                            <code>{r.pattern}</code>
+                          </td>
+                          <td className={r.nameMatches ? "yes" : "no"}>{r.nameMatches ? "✓" : "✗"}</td>
+                          <td>
+                            {r.conditions.length === 0 && <span className="muted">none</span>}
+                            {r.conditions.map((c) => (
+                              <div key={`${c.path}${c.op}`} className={c.holds ? "yes" : "no"}>
+                                {c.holds ? "✓" : "✗"} <code>{c.path}</code> {c.op}{" "}
+                                <code>{JSON.stringify(c.value)}</code>
+                              </div>
+                            ))}
+                            {r.versionMatches === false && <div className="no">✗ other code version</div>}
+                          </td>
+                          <td className={r.matches ? "yes" : "no"}>{r.matches ? "yes" : "no"}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </div>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+interface Evaluation {
+  decision: "allow" | "ask" | "deny" | "blocked";
+  via: "rule" | "mode" | "grant";
+  ruleId: string | null;
+}
+
+function stepOf(e: Evaluation): number {
+  if (e.decision === "deny") return 0;
+  if (e.decision === "blocked") return 1;
+  if (e.decision === "ask" && e.via === "rule") return 2;
+  if (e.decision === "allow" && e.via === "rule") return 3;
+  if (e.via === "grant" || e.decision === "ask") return 5;
+  return 4;
+}
+
+function stepText(
+  step: number,
+  data: {
+    tableCell: string;
+    mode: string;
+    category: string;
+    evaluation: Evaluation;
+    rules: { id: string; effect: string; matches: boolean; pattern: string }[];
+  },
+  deciding: number,
+): string {
+  if (step > deciding) return "not reached";
+  const matched = (effect: string) => data.rules.filter((r) => r.effect === effect && r.matches);
+  const rulesText = (effect: string) => {
+    const m = matched(effect);
+    return m.length === 0 ? `no ${effect} rule matches` : `${m.map((r) => r.pattern).join(", ")} matches`;
+  };
+  switch (step) {
+    case 0:
+      return rulesText("deny");
+    case 1:
+      return data.mode !== "plan"
+        ? `not plan mode`
+        : data.category === "read"
+          ? "read runs in plan mode"
+          : `${data.category} is blocked`;
+    case 2:
+      return rulesText("ask");
+    case 3:
+      return rulesText("allow");
+    case 4:
+      return `${data.mode} × ${data.category} → ${data.tableCell === "allow" ? "run" : data.tableCell}`;
+    default:
+      return data.evaluation.via === "grant"
+        ? "the session holds a grant, so it runs"
+        : "no grant, so a human is asked";
+  }
+}
