@@ -1,16 +1,8 @@
 /**
  * Toolsets service: publishing and syncing versions, reading them for the console and the CLI,
- * settings (environment, secrets, timeout, hosts), category changes, and the registry source that
- * runs bindings in the sandbox pool. Explicit exports only.
+ * settings (environment, secrets, timeout, hosts), and the registry source that runs bindings in
+ * the sandbox pool. Pending category changes are decided in ../capability-categories.ts. Explicit exports only.
  */
-export {
-  acceptCategoryChange,
-  type CategoryHistoryEntry,
-  categoryHistory,
-  listPendingCategoryChanges,
-  type PendingCategoryChange,
-  rejectCategoryChange,
-} from "./category-changes";
 export {
   applyDeclaredHosts,
   type PendingCategory,

@@ -4,16 +4,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
+import { categoryHistory, decidePendingCategory, listCapabilities } from "../capability-categories";
 import {
-  acceptCategoryChange,
-  categoryHistory,
   currentVersionHash,
   diffStoredVersions,
   getToolset,
-  listPendingCategoryChanges,
   listToolsets,
   publishToolset,
-  rejectCategoryChange,
   setToolsetEnvVar,
   syncToolsetsFolder,
   unsetToolsetEnvVar,
@@ -106,10 +103,10 @@ describe("[TOOLSETS] publish", () => {
       ],
     });
     expect(await currentVersionHash(db, "greeter.greet")).toBe(result.contentHash);
-    expect(await categoryHistory(db, "greeter.greet")).toEqual([
+    expect(await categoryHistory(db, { capability: "greeter.greet" })).toEqual([
       expect.objectContaining({
-        from: null,
-        to: "read",
+        fromCategory: null,
+        toCategory: "read",
         changedBy: "admin",
         reason: "first published in greeter v1 (declared in toolset.ts)",
       }),
@@ -175,28 +172,25 @@ describe("[TOOLSETS] publish", () => {
     expect(stored.lines).toEqual(result.changes);
   });
 
-  it("an admin accepts the pending category, which is recorded; a second accept conflicts", async () => {
-    expect(await listPendingCategoryChanges(db)).toEqual([
-      expect.objectContaining({ capability: "greeter.greet", current: "read", pending: "external" }),
+  it("an admin accepts the pending category (console service), which is recorded; a second decision conflicts", async () => {
+    const pending = (await listCapabilities(db)).filter((c) => c.pendingCategory !== null);
+    expect(pending).toEqual([
+      expect.objectContaining({ name: "greeter.greet", category: "read", pendingCategory: "external" }),
     ]);
-    expect(
-      await acceptCategoryChange(db, {
-        capability: "greeter.greet",
-        userId: adminId,
-        reason: "it calls out now",
-      }),
-    ).toEqual({
+    await decidePendingCategory(db, adminId, {
       capability: "greeter.greet",
-      from: "read",
-      to: "external",
+      accept: true,
+      reason: "it calls out now",
     });
     await expect(
-      acceptCategoryChange(db, { capability: "greeter.greet", userId: adminId }),
-    ).rejects.toMatchObject({ code: "CONFLICT" });
-    const history = await categoryHistory(db, "greeter.greet");
+      decidePendingCategory(db, adminId, { capability: "greeter.greet", accept: true }),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    const history = await categoryHistory(db, { capability: "greeter.greet" });
     expect(history[0]).toMatchObject({
-      from: "read",
-      to: "external",
+      fromCategory: "read",
+      toCategory: "external",
       reason: "it calls out now",
       changedBy: "admin",
     });
@@ -206,10 +200,17 @@ describe("[TOOLSETS] publish", () => {
     });
   });
 
-  it("a rejected change keeps the category and is not raised again while the declaration stays", async () => {
+  it("a kept category is not raised again while the declaration stays", async () => {
     const v3 = V2.replace("@tool external", "@tool write");
-    await publishToolset(db, { name: "greeter", files: { doc: DOC, source: v3 }, origin: "cli" });
-    await rejectCategoryChange(db, { capability: "greeter.greet" });
+    const raised = await publishToolset(db, {
+      name: "greeter",
+      files: { doc: DOC, source: v3 },
+      origin: "cli",
+    });
+    expect(raised.pendingCategories).toEqual([
+      { capability: "greeter.greet", current: "external", declared: "write" },
+    ]);
+    await decidePendingCategory(db, adminId, { capability: "greeter.greet", accept: false });
     const v4 = v3.replace("politely if asked", "politely when asked");
     const result = await publishToolset(db, {
       name: "greeter",

@@ -5,7 +5,7 @@
  *
  * Categories: a new capability takes its declared category; when a republish declares a different
  * category for an existing capability, the effective category stays and `pendingCategory` waits for
- * an admin (./category-changes.ts). Every capability carries the version hash, so grants and allow
+ * an admin (decided in ../capability-categories.ts). Every capability carries the version hash, so grants and allow
  * rules given to an earlier hash stop applying.
  */
 import { randomUUID } from "node:crypto";

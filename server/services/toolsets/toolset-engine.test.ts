@@ -40,7 +40,9 @@ beforeAll(async () => {
   const sync = await syncToolsetsFolder(db, root);
   expect(sync.failed).toEqual([]);
 
-  receiver = await startLocalServer((req, res) => sendJson(res, 200, { got: JSON.parse(req.body || "null"), auth: req.headers.authorization ?? null }));
+  receiver = await startLocalServer((req, res) =>
+    sendJson(res, 200, { got: JSON.parse(req.body || "null"), auth: req.headers.authorization ?? null }),
+  );
   await setToolsetEnvVar(db, { toolset: "webhook", name: "WEBHOOK_URL", value: `${receiver.baseUrl}/hook` });
   await setToolsetEnvVar(db, { toolset: "webhook", name: "WEBHOOK_TOKEN", value: SECRET });
   await updateToolsetSettings(db, "webhook", { allowedHosts: ["127.0.0.1"] });
@@ -89,39 +91,59 @@ describe("[TOOLSETS] calls through the gate", () => {
   });
 
   it("store.execute gives the same result, and may leave out `function` for a one-binding toolset", async () => {
-    const envelope = await run(`
+    const envelope = await run(
+      `
       import { execute, info } from "toolstore/store";
       export default async function () {
         const a = await execute({ tool_name: "calculator", arguments: { function: "evaluate", expression: "6 * 7", precision: 0 } });
         const b = await execute({ tool_name: "lisp", arguments: { program: "(* 6 7)" } });
         const doc = await info({ tool_name: "lisp" });
         return { a, b: b.value, docStartsWith: doc.doc.slice(0, 6) };
-      }`, testSession({ mode: "auto" }));
-    expect(envelope).toMatchObject({ ok: true, result: { a: { expression: "6 * 7", value: 42 }, b: 42, docStartsWith: "# lisp" } });
-    expect(envelope.calls.map((c) => c.capability)).toEqual(["store.execute", "calculator.evaluate", "store.execute", "lisp.run", "store.info"]);
+      }`,
+      testSession({ mode: "auto" }),
+    );
+    expect(envelope).toMatchObject({
+      ok: true,
+      result: { a: { expression: "6 * 7", value: 42 }, b: 42, docStartsWith: "# lisp" },
+    });
+    expect(envelope.calls.map((c) => c.capability)).toEqual([
+      "store.execute",
+      "calculator.evaluate",
+      "store.execute",
+      "lisp.run",
+      "store.info",
+    ]);
   });
 
   it("a chart image can be saved as an asset and shows up in the envelope's images", async () => {
-    const envelope = await run(`
+    const envelope = await run(
+      `
       import { bar_chart } from "toolstore/chart";
       import { save } from "toolstore/assets";
       export default async function () {
         const chart = await bar_chart({ labels: ["a", "b"], values: [1, 2], width: 200, height: 150 });
         const asset = await save({ data_base64: chart.data_base64, name: "ab" });
         return { asset, alt: chart.alt };
-      }`, testSession({ mode: "auto" }));
+      }`,
+      testSession({ mode: "auto" }),
+    );
     expect(envelope.ok).toBe(true);
-    expect(envelope.images).toEqual([{ asset_id: expect.any(String), mime: "image/png", width: 200, height: 150 }]);
+    expect(envelope.images).toEqual([
+      { asset_id: expect.any(String), mime: "image/png", width: 200, height: 150 },
+    ]);
   });
 
   it("a secret reaches the toolset but never appears in the envelope or logs", async () => {
-    const envelope = await run(`
+    const envelope = await run(
+      `
       import { send } from "toolstore/webhook";
       export default async function () {
         const r = await send({ event: "test.secret", data: { n: 1 } });
         console.log("receiver said", JSON.stringify(r));
         return r;
-      }`, testSession({ mode: "auto" }));
+      }`,
+      testSession({ mode: "auto" }),
+    );
     expect(envelope.ok).toBe(true);
     expect(receiver.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
     const text = JSON.stringify(envelope);
@@ -140,7 +162,11 @@ describe("[TOOLSETS] grants are bound to the version hash", () => {
   it("an 'allow for session' grant stops applying when the code changes", async () => {
     approvalsAsked.length = 0;
     answers = ["session"];
-    expect(await run(call, session)).toMatchObject({ ok: true, result: true, calls: [{ decision: "allow" }] });
+    expect(await run(call, session)).toMatchObject({
+      ok: true,
+      result: true,
+      calls: [{ decision: "allow" }],
+    });
     expect(approvalsAsked).toEqual(["webhook.send"]);
 
     // Same version: the grant applies, nobody is asked.
@@ -152,8 +178,8 @@ describe("[TOOLSETS] grants are bound to the version hash", () => {
     writeFileSync(
       source,
       readFileSync(source, "utf8").replace(
-        'export async function send(event: string, data: unknown = null)',
-        'export async function send(event: string, data: unknown = null, dry_run = false)',
+        "export async function send(event: string, data: unknown = null)",
+        "export async function send(event: string, data: unknown = null, dry_run = false)",
       ),
     );
     const published = await publishToolset(db, { dir: path.join(root, "webhook"), origin: "cli" });
@@ -162,6 +188,8 @@ describe("[TOOLSETS] grants are bound to the version hash", () => {
     const afterChange = await run(call, session);
     expect(approvalsAsked).toEqual(["webhook.send", "webhook.send"]);
     expect(afterChange.ok).toBe(false);
-    expect(afterChange.calls).toEqual([expect.objectContaining({ capability: "webhook.send", decision: "deny" })]);
+    expect(afterChange.calls).toEqual([
+      expect.objectContaining({ capability: "webhook.send", decision: "deny" }),
+    ]);
   });
 });
