@@ -105,10 +105,21 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     await Promise.all([deps.decisions.record(entry), deps.events.publish(event)]);
   }
 
-  async function invokeWith(
-    name: string,
-    makeSnapshot: (maxChars: number) => ArgsSnapshot,
-  ): Promise<unknown> {
+  const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
+
+  /** The snapshot is taken synchronously, at the call: later mutation of the caller's object changes nothing. */
+  function takeNow(make: () => ArgsSnapshot): () => ArgsSnapshot {
+    try {
+      const snapshot = make();
+      return () => snapshot;
+    } catch (error) {
+      return () => {
+        throw error;
+      };
+    }
+  }
+
+  async function invokeWith(name: string, takeSnapshot: () => ArgsSnapshot): Promise<unknown> {
     const started = deps.clock.now();
     const elapsed = () => deps.clock.now() - started;
     if (init.signal.aborted) throw new AppError("CONFLICT", "the run has ended");
@@ -137,7 +148,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       });
     }
     try {
-      snapshot = makeSnapshot(init.argsBytes ?? Number.POSITIVE_INFINITY);
+      snapshot = takeSnapshot();
       validateArgs(cap.spec, snapshot.value);
     } catch (error) {
       calls.push({
@@ -214,8 +225,16 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     sandboxed: init.sandboxed,
     calls,
     images,
-    invoke: (name, args) => invokeWith(name, (max) => snapshotArgs(args, max)),
-    invokeJson: (name, argsJson) => invokeWith(name, (max) => snapshotFromJson(argsJson, max)),
+    invoke: (name, args) =>
+      invokeWith(
+        name,
+        takeNow(() => snapshotArgs(args, argsLimit)),
+      ),
+    invokeJson: (name, argsJson) =>
+      invokeWith(
+        name,
+        takeNow(() => snapshotFromJson(argsJson, argsLimit)),
+      ),
     reportImage(image) {
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
     },

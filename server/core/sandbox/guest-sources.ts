@@ -78,7 +78,11 @@ function fail(e) {
 }
 function finish(value) {
   let json;
-  try { json = stringify(value); } catch (e) { return fail(new TE("the result is not JSON-serializable: " + describe(e))); }
+  try { json = stringify(value); } catch (e) {
+    // Engine errors (out of memory, stack overflow) keep their identity so the kind stays right.
+    if (e instanceof E && (e.name === "InternalError" || e.name === "RangeError")) return fail(e);
+    return fail(new TE("the result is not JSON-serializable: " + describe(e)));
+  }
   if (json !== undefined && json.length > config.maxResultChars) {
     return fail(new RangeError("the result is " + json.length + " characters of JSON, over the limit of " +
       config.maxResultChars + "; return a summary instead"));

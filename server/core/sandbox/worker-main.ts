@@ -260,7 +260,10 @@ function decodeGuestError(r: Running, json: string): SandboxError {
     const e = JSON.parse(json) as { name?: string; message?: string; stack?: string };
     const name = String(e.name ?? "Error");
     const message = String(e.message ?? "");
-    const kind = classifyGuestError(name, message);
+    let kind = classifyGuestError(name, message);
+    // QuickJS throws null when it cannot even allocate the out-of-memory error.
+    if (name === "NonErrorThrown" && message.endsWith("value: null") && memoryNearCap(r))
+      kind = "out_of_memory";
     if (kind === "out_of_memory") return { kind, name, message: outOfMemoryMessage(r) };
     if (kind === "timeout") return { kind, message: timeoutMessage(r) };
     const out: SandboxError = {

@@ -40,6 +40,7 @@ export interface MemoryPorts extends EnginePorts {
   clock: Clock;
 }
 
+/** `keepEvents: false` keeps no history (events, decisions, finished runs): for soak tests and benchmarks. */
 export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean } = {}): MemoryPorts {
   const clock = options.clock ?? { now: () => Date.now() };
   const keepEvents = options.keepEvents ?? true;
@@ -118,7 +119,7 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
   const decisions = {
     all: [] as DecisionRecord[],
     async record(d: DecisionRecord) {
-      decisions.all.push(d);
+      if (keepEvents) decisions.all.push(d);
     },
   };
 

@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import { snapshotArgs } from "../capabilities/snapshot";
+import { AppError } from "../errors";
+import { testSession } from "../testing/fixtures";
+import { createMemoryPorts } from "../testing/memory-ports";
+import { createApprovalService } from "./approvals";
+
+function setup(options: { ttlMs?: number; pollMs?: number } = {}) {
+  const ports = createMemoryPorts();
+  const service = createApprovalService({
+    store: ports.approvals,
+    grants: ports.grants,
+    events: ports.events,
+    clock: ports.clock,
+    ttlMs: options.ttlMs ?? 60_000,
+    pollMs: options.pollMs ?? 20,
+  });
+  return { ports, service };
+}
+
+const capability = { name: "notes.save", category: "write" as const, versionHash: "v1" };
+
+async function request(
+  service: ReturnType<typeof setup>["service"],
+  args = { title: "Q3" },
+  apiKeyId?: string,
+) {
+  const session = testSession(apiKeyId ? { apiKeyId, actorLabel: `key "${apiKeyId}"` } : {});
+  return service.request({
+    runId: "run1",
+    session,
+    capability,
+    snapshot: snapshotArgs(args),
+    sessionGrantable: true,
+  });
+}
+
+const bob = { userId: "user_bob", label: "bob" };
+
+describe("approvals", () => {
+  it("a request is persisted with the argument snapshot and published", async () => {
+    const { ports, service } = await setup();
+    const record = await request(service);
+    expect(record).toMatchObject({
+      status: "pending",
+      argsSnapshot: '{"title":"Q3"}',
+      capability: "notes.save",
+    });
+    const event = ports.events.all.find((e) => e.type === "approval.requested");
+    expect(event).toMatchObject({
+      approval: { id: record.id, args: { title: "Q3" }, sessionGrantable: true },
+    });
+  });
+
+  it("expires after its time to live and then counts as denied", async () => {
+    const { ports, service } = setup({ ttlMs: 60 });
+    const record = await request(service);
+    const final = await service.wait(record.id, new AbortController().signal);
+    expect(final.status).toBe("expired");
+    expect(ports.events.all.some((e) => e.type === "approval.expired")).toBe(true);
+    await expect(
+      service.decide({ approvalId: record.id, answer: "once", decidedBy: bob }),
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+  });
+
+  it("is single use and bound to the argument hash", async () => {
+    const { service } = setup();
+    const record = await request(service);
+    await service.decide({ approvalId: record.id, answer: "once", decidedBy: bob });
+    expect(await service.consume(record.id, snapshotArgs({ title: "other" }).hash)).toBe(false);
+    expect(await service.consume(record.id, record.argsHash)).toBe(true);
+    expect(await service.consume(record.id, record.argsHash)).toBe(false);
+  });
+
+  it("decides by compare-and-set: the second answer loses with CONFLICT", async () => {
+    const { service } = setup();
+    const record = await request(service);
+    const answers = await Promise.allSettled([
+      service.decide({ approvalId: record.id, answer: "once", decidedBy: bob }),
+      service.decide({
+        approvalId: record.id,
+        answer: "deny",
+        decidedBy: { userId: "user_carol", label: "carol" },
+      }),
+    ]);
+    expect(answers.filter((a) => a.status === "fulfilled")).toHaveLength(1);
+    const lost = answers.find((a) => a.status === "rejected");
+    expect((lost as PromiseRejectedResult).reason).toBeInstanceOf(AppError);
+    expect((lost as PromiseRejectedResult).reason.code).toBe("CONFLICT");
+  });
+
+  it("an API key cannot answer its own request", async () => {
+    const { service } = setup();
+    const record = await request(service, { title: "x" }, "key_laptop");
+    await expect(
+      service.decide({
+        approvalId: record.id,
+        answer: "once",
+        decidedBy: { userId: null, apiKeyId: "key_laptop", label: "k" },
+      }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
+  it("allow for session creates a grant bound to the capability version", async () => {
+    const { ports, service } = setup();
+    const record = await request(service);
+    await service.decide({ approvalId: record.id, answer: "session", decidedBy: bob });
+    expect(await ports.grants.findActive("sess_test", "notes.save", "v1")).not.toBeNull();
+    expect(await ports.grants.findActive("sess_test", "notes.save", "v2")).toBeNull();
+  });
+
+  it("a decision taken by another instance over the same store is seen by polling", async () => {
+    const { ports, service } = setup({ pollMs: 30 });
+    const other = createApprovalService({
+      store: ports.approvals,
+      grants: ports.grants,
+      events: ports.events,
+      clock: ports.clock,
+    });
+    const record = await request(service);
+    const waiting = service.wait(record.id, new AbortController().signal);
+    setTimeout(() => void other.decide({ approvalId: record.id, answer: "deny", decidedBy: bob }), 50);
+    expect((await waiting).status).toBe("denied");
+  });
+
+  it("a local decision wakes the waiter at once", async () => {
+    const { service } = setup({ pollMs: 10_000 });
+    const record = await request(service);
+    const started = Date.now();
+    const waiting = service.wait(record.id, new AbortController().signal);
+    setTimeout(() => void service.decide({ approvalId: record.id, answer: "once", decidedBy: bob }), 20);
+    expect((await waiting).status).toBe("allowed");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("an aborted wait expires the request so it can never run later", async () => {
+    const { service } = setup();
+    const record = await request(service);
+    const ac = new AbortController();
+    const waiting = service.wait(record.id, ac.signal);
+    ac.abort();
+    expect((await waiting).status).toBe("expired");
+  });
+
+  it("recovery expires requests whose run is gone, and keeps live ones", async () => {
+    const { service, ports } = setup();
+    const dead = await request(service);
+    const live = await service.request({
+      runId: "run_live",
+      session: testSession(),
+      capability,
+      snapshot: snapshotArgs({}),
+      sessionGrantable: true,
+    });
+    const expired = await service.recover(async (runId) => runId === "run_live");
+    expect(expired).toBe(1);
+    expect(ports.approvals.all.get(dead.id)?.status).toBe("expired");
+    expect(ports.approvals.all.get(live.id)?.status).toBe("pending");
+  });
+
+  it("expireDue marks overdue requests", async () => {
+    const { service, ports } = setup({ ttlMs: 1 });
+    const record = await request(service);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await service.expireDue()).toBe(1);
+    expect(ports.approvals.all.get(record.id)?.status).toBe("expired");
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * The pool's own contract: toolset bindings (env, fetch with an allowlist, redaction, timeout),
+ * the watchdog that replaces an overrunning worker, and concurrency.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSandboxPool, type SandboxPool } from "./pool";
+
+let pool: SandboxPool;
+let server: Server;
+let origin: string;
+
+beforeAll(async () => {
+  pool = createSandboxPool({ workers: 2, watchdogGraceMs: 150 });
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json", "x-echo": "yes" });
+      res.end(
+        JSON.stringify({ method: req.method, url: req.url, auth: req.headers.authorization ?? null, body }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await pool.close();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+const binding = (
+  code: string,
+  exportName: string,
+  args: unknown[],
+  extra: Partial<Parameters<SandboxPool["runBinding"]>[0]> = {},
+) => pool.runBinding({ code, exportName, args, env: {}, allowedHosts: [], timeoutMs: 2_000, ...extra });
+
+describe("runBinding", () => {
+  it("calls the export with positional arguments and returns its value", async () => {
+    const r = await binding("export function add(a, b = 10) { return a + b; }", "add", [1]);
+    expect(r).toMatchObject({ ok: true, value: 11 });
+  });
+
+  it("injects a frozen env", async () => {
+    const r = await binding(
+      'export function f() { "use strict"; try { env.KEY = "x"; } catch (e) { return [env.KEY, e.name, Object.isFrozen(env)]; } }',
+      "f",
+      [],
+      { env: { KEY: "value" } },
+    );
+    expect(r).toMatchObject({ ok: true, value: ["value", "TypeError", true] });
+  });
+
+  it("fetches from an allowed host through the host", async () => {
+    const r = await binding(
+      `export async function call(url) {
+  const res = await fetch(url, { method: "POST", headers: { Authorization: "Bearer " + env.TOKEN }, body: JSON.stringify({ a: 1 }) });
+  return { status: res.status, ok: res.ok, echo: res.headers.get("X-Echo"), json: await res.json() };
+}`,
+      "call",
+      [`${origin}/hook`],
+      { env: { TOKEN: "s3cret-token" }, allowedHosts: ["127.0.0.1"] },
+    );
+    expect(r).toMatchObject({
+      ok: true,
+      value: {
+        status: 200,
+        ok: true,
+        echo: "yes",
+        json: { method: "POST", url: "/hook", auth: "Bearer s3cret-token" },
+      },
+    });
+  });
+
+  it("refuses hosts outside the allowlist before the callback runs", async () => {
+    let called = false;
+    const r = await binding(
+      "export async function f(url) { return (await fetch(url)).status; }",
+      "f",
+      ["http://example.com/"],
+      {
+        allowedHosts: ["127.0.0.1"],
+        fetch: async () => {
+          called = true;
+          return { status: 200, statusText: "", url: "", headers: {}, body: "" };
+        },
+      },
+    );
+    expect(r).toMatchObject({
+      ok: false,
+      error: { kind: "threw", message: expect.stringMatching(/host not allowed/) },
+    });
+    expect(called).toBe(false);
+  });
+
+  it("redacts secrets from the value, the error and the logs", async () => {
+    const r = await binding(
+      'export function leak() { console.log("token is", env.T); return "value " + env.T; }',
+      "leak",
+      [],
+      { env: { T: "abcd-secret" }, redact: ["abcd-secret"] },
+    );
+    expect(JSON.stringify(r)).not.toContain("abcd-secret");
+    const e = await binding('export function leak() { throw new Error("bad " + env.T); }', "leak", [], {
+      env: { T: "abcd-secret" },
+      redact: ["abcd-secret"],
+    });
+    expect(e).toMatchObject({ ok: false, error: { kind: "threw", message: "bad ***" } });
+  });
+
+  it("enforces its own timeout", async () => {
+    const r = await binding("export function spin() { for (;;) {} }", "spin", [], { timeoutMs: 200 });
+    expect(r).toMatchObject({ ok: false, error: { kind: "timeout" } });
+  });
+
+  it("reports a missing export", async () => {
+    const r = await binding("export function a() {}", "b", []);
+    expect(r).toMatchObject({
+      ok: false,
+      error: { kind: "threw", message: expect.stringMatching(/no exported function b/) },
+    });
+  });
+});
+
+describe("pool", () => {
+  const noCalls = async () => ({ ok: true as const });
+
+  it("terminates and replaces a worker stuck in a long built-in call", async () => {
+    const before = pool.stats().workersReplaced;
+    const stuck = await pool.runAction({
+      code: 'export default () => new Array(3e7).join("ab").length',
+      modules: {},
+      limits: { deadlineMs: 100 },
+      onCall: noCalls,
+    });
+    expect(stuck.error?.kind).toBe("timeout");
+    expect(pool.stats().workersReplaced).toBe(before + 1);
+    const after = await pool.runAction({ code: "export default () => 42", modules: {}, onCall: noCalls });
+    expect(after).toMatchObject({ ok: true, resultJson: "42" });
+  });
+
+  it("runs many actions at once, each with its own runtime", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        pool.runAction({
+          code: `globalThis.leak = (globalThis.leak ?? 0) + 1;
+import { wait } from "toolstore/t";
+export default async (input) => { await wait({}); return [input, globalThis.leak]; }`,
+          input: i,
+          modules: { t: ["wait"] },
+          onCall: async () => {
+            await new Promise((r) => setTimeout(r, 100));
+            return { ok: true, value: null };
+          },
+        }),
+      ),
+    );
+    expect(results.map((r) => JSON.parse(r.resultJson ?? "null"))).toEqual(
+      Array.from({ length: 40 }, (_, i) => [i, 1]),
+    );
+  });
+
+  it("refuses limits above their ceilings", async () => {
+    await expect(
+      pool.runAction({
+        code: "export default () => 1",
+        modules: {},
+        limits: { memoryBytes: 8 * 1024 ** 3 },
+        onCall: noCalls,
+      }),
+    ).rejects.toMatchObject({ code: "BAD_INPUT" });
+  });
+});

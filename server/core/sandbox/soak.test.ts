@@ -1,0 +1,65 @@
+/**
+ * 10,000 sequential actions through the whole path (static check, pool, run.invoke, gate) leave
+ * memory flat: no runtime, handle, module or listener is kept per action.
+ */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterAll, describe, expect, it } from "vitest";
+import { createEngine } from "../actions/engine";
+import { createCanaryModule, sessionInMode } from "../testing/fixtures";
+import { createMemoryPorts } from "../testing/memory-ports";
+
+const TOTAL = 10_000;
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const WARMUP = 1_000;
+
+describe("memory stays flat", () => {
+  const engine = createEngine({
+    ports: createMemoryPorts({ keepEvents: false }),
+    instanceId: "soak",
+    extraModules: [createCanaryModule()],
+    poolOptions: { workers: 1 },
+  });
+  afterAll(() => engine.close());
+
+  it(`over ${TOTAL} sequential actions`, { timeout: 240_000 }, async () => {
+    const session = sessionInMode("default");
+    const code = `import { read } from "toolstore/canary";
+export default async (input) => {
+  const items = Array.from({ length: 50 }, (_, i) => ({ i, s: "item " + i }));
+  const r = await read({ value: String(input) });
+  console.log("done", input);
+  return { n: items.filter((x) => x.i % 2).length, echo: r.echo.value };
+};`;
+    const usage = () => {
+      const m = process.memoryUsage();
+      return { rss: m.rss, heap: m.heapUsed, external: m.external };
+    };
+    let baseline = usage();
+    const samples: string[] = [];
+    for (let i = 0; i < TOTAL; i++) {
+      const { envelope } = await engine.run({ session, code, input: i });
+      if (!envelope.ok) throw new Error(`action ${i} failed: ${JSON.stringify(envelope.error)}`);
+      if (i === WARMUP) {
+        gc();
+        baseline = usage();
+      }
+      if (i > WARMUP && i % 1000 === 0) {
+        gc();
+        samples.push(`${Math.round(usage().heap / 1048576)}/${Math.round(usage().rss / 1048576)}`);
+      }
+    }
+    gc();
+    const end = usage();
+    const growthMb = (end.rss - baseline.rss) / 1024 / 1024;
+    console.log(`soak: heap/rss MiB every 1000 actions: ${samples.join(" ")}`);
+    console.log(
+      `soak: rss ${(baseline.rss / 1048576).toFixed(0)} -> ${(end.rss / 1048576).toFixed(0)} MiB, heap ${(baseline.heap / 1048576).toFixed(0)} -> ${(end.heap / 1048576).toFixed(0)} MiB`,
+    );
+    // Flat within noise: a leak of even 5 KiB per action would add ~45 MiB here.
+    expect(growthMb).toBeLessThan(40);
+    expect((end.heap - baseline.heap) / 1048576).toBeLessThan(8);
+    expect(engine.pool.stats().workersReplaced).toBe(0);
+  });
+});
