@@ -5,6 +5,20 @@
 import type { CliCommand } from "./command";
 import { keysCommand } from "./keys-command";
 import { migrateApiCommand } from "./migrate-api-command";
+import { publishToolsetCommand } from "./publish-toolset-command";
+import { syncToolsetsCommand } from "./sync-toolsets-command";
+import { toolsetEnvCommand } from "./toolset-env-command";
+import { toolsetSettingsCommand } from "./toolset-settings-command";
+import { toolsetsCommand } from "./toolsets-command";
 import { validateToolsetCommand } from "./validate-toolset-command";
 
-export const COMMANDS: readonly CliCommand[] = [validateToolsetCommand, migrateApiCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  validateToolsetCommand,
+  publishToolsetCommand,
+  syncToolsetsCommand,
+  toolsetsCommand,
+  toolsetEnvCommand,
+  toolsetSettingsCommand,
+  migrateApiCommand,
+  keysCommand,
+];

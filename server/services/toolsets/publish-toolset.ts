@@ -300,7 +300,7 @@ async function publishCompiled(
     current
       ? `published ${name} v${version} (hash ${shortHash(compiled.contentHash)}; was v${current.version} ${shortHash(current.contentHash)})`
       : `published ${name} v${version} (hash ${shortHash(compiled.contentHash)}), ${compiled.bindings.length} binding(s)`,
-    ...changes.map((l) => `  ${l}`),
+    ...changes.flatMap((l) => l.split("\n")).map((l) => `  ${l}`),
   ];
   if (current)
     lines.push("  grants and allow rules bound to the previous version no longer apply to the changed code");
