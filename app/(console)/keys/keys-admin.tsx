@@ -1,0 +1,376 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { CopyButton } from "../../_components/copy-button";
+import { ErrorNote } from "../../_components/error-note";
+import { RelativeTime } from "../../_components/relative-time";
+import { useTRPC } from "../../_lib/trpc";
+
+const MODES = ["plan", "default", "auto"] as const;
+type Mode = (typeof MODES)[number];
+const MODE_HELP: Record<Mode, string> = {
+  plan: "reads only; everything else is blocked",
+  default: "reads run; write, execute and external ask a human",
+  auto: "everything runs without asking (deny rules still apply)",
+};
+const PLACEHOLDER = "<your key>";
+
+interface FreshKey {
+  id: string;
+  name: string;
+  key: string;
+  mode: string;
+}
+
+export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null; projectDir: string }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const keys = useQuery(trpc.apiKeys.list.queryOptions());
+  const invalidate = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
+  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: invalidate }));
+  const [fresh, setFresh] = useState<FreshKey | null>(null);
+  const [confirm, setConfirm] = useState<string | null>(null);
+  const [origin, setOrigin] = useState(publicUrl ?? "");
+  useEffect(() => {
+    if (!publicUrl) setOrigin(window.location.origin);
+  }, [publicUrl]);
+
+  const list = keys.data ?? [];
+  const active = list.filter((k) => !k.revokedAt).length;
+
+  return (
+    <div className="stack">
+      {fresh && (
+        <FreshKeyCard fresh={fresh} origin={origin} projectDir={projectDir} onDone={() => setFresh(null)} />
+      )}
+      <div className="split">
+        <section className="card" aria-labelledby="keys-h">
+          <h2 id="keys-h">
+            Keys <span className="muted small">{active} active</span>
+          </h2>
+          <ErrorNote error={keys.error ?? revoke.error} />
+          {keys.isPending ? (
+            <p className="muted">Loading keys…</p>
+          ) : list.length === 0 ? (
+            <div className="empty">
+              <strong>No API keys yet</strong>
+              Create one on the right, then paste the snippet below into your MCP client.
+            </div>
+          ) : (
+            <div className="table-wrap">
+              <table className="dense">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Mode</th>
+                    <th scope="col">Modules</th>
+                    <th scope="col">Used</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((k) => (
+                    <tr
+                      key={k.id}
+                      className={k.revokedAt ? "rule-off" : undefined}
+                      data-testid={`key-${k.name}`}
+                    >
+                      <td>
+                        <strong>{k.name}</strong>
+                        <div className="small muted">
+                          <code>{k.prefix}…</code> · {k.owner} · created <RelativeTime value={k.createdAt} />
+                        </div>
+                      </td>
+                      <td>
+                        <span className="pill">{k.mode}</span>
+                      </td>
+                      <td>
+                        {k.modules.includes("*") ? (
+                          <span className="muted">all modules</span>
+                        ) : (
+                          <span className="row" style={{ gap: 4 }}>
+                            {k.modules.map((m) => (
+                              <code key={m}>{m}</code>
+                            ))}
+                          </span>
+                        )}
+                      </td>
+                      <td className="small">
+                        <RelativeTime value={k.lastUsedAt} />
+                      </td>
+                      <td className="actions">
+                        {k.revokedAt ? (
+                          <span className="pill pill-bad">
+                            revoked <RelativeTime value={k.revokedAt} />
+                          </span>
+                        ) : confirm === k.id ? (
+                          <span className="row" style={{ justifyContent: "flex-end" }}>
+                            <button
+                              type="button"
+                              className="btn btn-sm btn-danger"
+                              autoFocus
+                              disabled={revoke.isPending}
+                              onClick={() =>
+                                revoke.mutate({ id: k.id }, { onSettled: () => setConfirm(null) })
+                              }
+                            >
+                              Revoke now
+                            </button>
+                            <button type="button" className="btn btn-sm" onClick={() => setConfirm(null)}>
+                              Keep
+                            </button>
+                          </span>
+                        ) : (
+                          <button
+                            type="button"
+                            className="btn btn-sm btn-danger"
+                            aria-label={`Revoke ${k.name}`}
+                            onClick={() => setConfirm(k.id)}
+                          >
+                            Revoke
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+        <CreateKey
+          onCreated={(created) => {
+            setFresh(created);
+            void invalidate();
+          }}
+        />
+      </div>
+      <section className="card" aria-labelledby="connect-h">
+        <h2 id="connect-h">Connect an MCP client</h2>
+        <p className="muted small" style={{ marginTop: 0 }}>
+          The key is shown once, when you create it. Replace <code>{PLACEHOLDER}</code> with it.
+        </p>
+        <Snippets apiKey={fresh?.key ?? PLACEHOLDER} origin={origin} projectDir={projectDir} />
+      </section>
+    </div>
+  );
+}
+
+function FreshKeyCard({
+  fresh,
+  origin,
+  projectDir,
+  onDone,
+}: {
+  fresh: FreshKey;
+  origin: string;
+  projectDir: string;
+  onDone: () => void;
+}) {
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <section className="card once" aria-labelledby="fresh-h" ref={ref} tabIndex={-1} data-testid="fresh-key">
+      <h2 id="fresh-h">Key “{fresh.name}” created — copy it now</h2>
+      <p className="small" style={{ margin: 0 }}>
+        This is the only time the key is shown. ToolStore keeps only its hash.
+      </p>
+      <div className="key-value">
+        <code data-testid="new-key">{fresh.key}</code>
+        <CopyButton text={fresh.key} label="Copy key" className="btn btn-primary" />
+      </div>
+      <Snippets apiKey={fresh.key} origin={origin} projectDir={projectDir} compact />
+      <button type="button" className="btn" onClick={onDone}>
+        I have copied it — hide the key
+      </button>
+    </section>
+  );
+}
+
+function CreateKey({ onCreated }: { onCreated: (key: FreshKey) => void }) {
+  const trpc = useTRPC();
+  const modules = useQuery(trpc.capabilities.modules.queryOptions());
+  const [name, setName] = useState("");
+  const [mode, setMode] = useState<Mode>("default");
+  const [all, setAll] = useState(true);
+  const [picked, setPicked] = useState<string[]>([]);
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: (created) => {
+        onCreated({ id: created.id, name: created.name, key: created.key, mode: created.mode });
+        setName("");
+        setPicked([]);
+        setAll(true);
+      },
+    }),
+  );
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    create.mutate({ name, mode, modules: all ? ["*"] : picked });
+  }
+  return (
+    <section className="card" aria-labelledby="create-key-h">
+      <h2 id="create-key-h">Create a key</h2>
+      <form className="stack" onSubmit={submit}>
+        <label>
+          Name <span className="field-hint">who or what uses it</span>
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="laptop-claude"
+            required
+            maxLength={60}
+          />
+        </label>
+        <label>
+          Mode
+          <select value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
+            {MODES.map((m) => (
+              <option key={m} value={m}>
+                {m} — {MODE_HELP[m]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset className="box">
+          <legend>Mounted modules</legend>
+          <div className="stack" style={{ gap: 6 }}>
+            <label className="check">
+              <input type="radio" name="mount" checked={all} onChange={() => setAll(true)} />
+              All modules, including ones published later
+            </label>
+            <label className="check">
+              <input type="radio" name="mount" checked={!all} onChange={() => setAll(false)} />
+              Only these:
+            </label>
+            <fieldset
+              className="checks"
+              disabled={all}
+              aria-label="Modules to mount"
+              style={{ paddingLeft: 22 }}
+            >
+              {(modules.data ?? []).map((m) => (
+                <label key={m.name}>
+                  <input
+                    type="checkbox"
+                    checked={picked.includes(m.name)}
+                    onChange={(e) =>
+                      setPicked(e.target.checked ? [...picked, m.name] : picked.filter((x) => x !== m.name))
+                    }
+                  />
+                  <code>{m.name}</code>
+                </label>
+              ))}
+              {modules.data?.length === 0 && <span className="muted small">No modules yet.</span>}
+            </fieldset>
+          </div>
+        </fieldset>
+        <ErrorNote error={create.error ?? modules.error} />
+        <div>
+          <button
+            className="btn btn-primary"
+            type="submit"
+            disabled={create.isPending || (!all && picked.length === 0)}
+          >
+            Create key
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+const SNIPPETS = ["http", "claude", "stdio", "stdio-json"] as const;
+type SnippetId = (typeof SNIPPETS)[number];
+const SNIPPET_LABEL: Record<SnippetId, string> = {
+  http: "HTTP (JSON config)",
+  claude: "Claude Code",
+  stdio: "stdio command",
+  "stdio-json": "stdio (JSON config)",
+};
+
+function snippetText(id: SnippetId, key: string, origin: string, projectDir: string): string {
+  const url = `${origin}/api/mcp`;
+  switch (id) {
+    case "http":
+      return JSON.stringify(
+        { mcpServers: { toolstore: { type: "http", url, headers: { Authorization: `Bearer ${key}` } } } },
+        null,
+        2,
+      );
+    case "claude":
+      return `claude mcp add --transport http toolstore ${url} \\\n  --header "Authorization: Bearer ${key}"`;
+    case "stdio":
+      return `cd ${shellQuote(projectDir)}\nTOOLSTORE_API_KEY=${key} npm run toolstore -- mcp`;
+    case "stdio-json":
+      return JSON.stringify(
+        {
+          mcpServers: {
+            toolstore: {
+              command: "npm",
+              args: ["--prefix", projectDir, "run", "--silent", "toolstore", "--", "mcp"],
+              env: { TOOLSTORE_API_KEY: key },
+            },
+          },
+        },
+        null,
+        2,
+      );
+  }
+}
+
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+function Snippets({
+  apiKey,
+  origin,
+  projectDir,
+  compact,
+}: {
+  apiKey: string;
+  origin: string;
+  projectDir: string;
+  compact?: boolean;
+}) {
+  const [tab, setTab] = useState<SnippetId>("http");
+  const text = snippetText(tab, apiKey, origin || "http://127.0.0.1:3000", projectDir);
+  return (
+    <div>
+      <div
+        className="tabs"
+        role="tablist"
+        aria-label={compact ? "Snippets with the new key" : "Client snippets"}
+      >
+        {SNIPPETS.map((id) => (
+          <button
+            key={id}
+            type="button"
+            role="tab"
+            className="tab"
+            aria-selected={tab === id}
+            onClick={() => setTab(id)}
+          >
+            {SNIPPET_LABEL[id]}
+          </button>
+        ))}
+      </div>
+      <div className="snippet" role="tabpanel" aria-label={SNIPPET_LABEL[tab]}>
+        <pre data-testid={`snippet-${tab}`}>{text}</pre>
+        <CopyButton text={text} />
+      </div>
+      {!compact && (
+        <p className="field-hint" style={{ margin: 0 }}>
+          {tab === "http" || tab === "claude"
+            ? `Streamable HTTP at ${origin || "<origin>"}/api/mcp; every request carries Authorization: Bearer <key>.`
+            : "The stdio server runs in the project folder and reads the key from TOOLSTORE_API_KEY."}
+        </p>
+      )}
+    </div>
+  );
+}
