@@ -1,0 +1,149 @@
+/**
+ * The playground surface: the engine session of a console user, starting a run in the
+ * background (the browser follows it through run-watch, so a long approval wait outlives any one
+ * request), cancelling it, the editor's typings, and the last code kept per user.
+ */
+import { z } from "zod";
+import type { Engine } from "../core/actions/engine";
+import { MODES, type Mode, type Session } from "../core/capabilities/types";
+import { AppError } from "../core/errors";
+import type { Db } from "../db";
+import type { SessionUser } from "./auth";
+import { renderModuleTypings } from "./module-typings";
+import { latestEventSeq } from "./run-watch";
+
+export const MAX_PLAYGROUND_CODE = 100_000;
+
+export const playgroundStateSchema = z.object({
+  code: z.string().max(MAX_PLAYGROUND_CODE),
+  mode: z.enum(MODES),
+});
+export type PlaygroundState = z.infer<typeof playgroundStateSchema>;
+
+export const playgroundRunSchema = z.object({
+  code: z.string().trim().min(1, "write some code first").max(MAX_PLAYGROUND_CODE),
+  mode: z.enum(MODES),
+  title: z.string().trim().max(200).optional(),
+});
+
+export function playgroundSession(user: SessionUser, mode: Mode): Session {
+  return {
+    id: user.sessionId,
+    userId: user.id,
+    surface: "playground",
+    mode,
+    mountedModules: ["*"],
+    actorLabel: `${user.username} (playground)`,
+  };
+}
+
+const settingKey = (userId: string) => `playground:${userId}`;
+
+export async function getPlaygroundState(db: Db, userId: string): Promise<PlaygroundState | null> {
+  const row = await db.setting.findUnique({ where: { key: settingKey(userId) }, select: { value: true } });
+  if (!row) return null;
+  try {
+    const parsed = playgroundStateSchema.safeParse(JSON.parse(row.value));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function savePlaygroundState(db: Db, userId: string, state: PlaygroundState): Promise<void> {
+  const value = JSON.stringify(state);
+  await db.setting.upsert({
+    where: { key: settingKey(userId) },
+    create: { key: settingKey(userId), value },
+    update: { value },
+  });
+}
+
+/** Module list and Monaco declarations for what a playground session may import. */
+export async function playgroundModules(engine: Engine, user: SessionUser) {
+  const modules = await engine.registry.mountedModules(playgroundSession(user, "default"));
+  return {
+    typings: renderModuleTypings(modules),
+    modules: modules.map((m) => ({
+      name: m.name,
+      description: m.description,
+      source: m.source,
+      exports: m.exports.map((e) => ({
+        name: e.name,
+        exportName: e.exportName,
+        category: e.spec.category,
+        description: e.spec.description,
+      })),
+    })),
+  };
+}
+
+interface ActiveRun {
+  userId: string;
+  controller: AbortController;
+}
+
+const holder = globalThis as typeof globalThis & { __toolstorePlaygroundRuns?: Map<string, ActiveRun> };
+holder.__toolstorePlaygroundRuns ??= new Map();
+const activeRuns: Map<string, ActiveRun> = holder.__toolstorePlaygroundRuns;
+
+/** A title for the runs list: the code's first line comment, else "Playground". */
+export function titleFromCode(code: string): string {
+  const first = code.split("\n").find((l) => l.trim() !== "");
+  const comment = first?.trim().match(/^\/\/\s*(.+)$/)?.[1];
+  return (comment ?? "Playground").slice(0, 120);
+}
+
+/**
+ * Starts the action and returns as soon as it has a run id, with the event seq to follow it
+ * from. The run goes on after the request ends; its envelope lands in ActionRun.
+ */
+export async function startPlaygroundRun(
+  db: Db,
+  engine: Engine,
+  user: SessionUser,
+  input: z.infer<typeof playgroundRunSchema>,
+): Promise<{ runId: string; afterSeq: number }> {
+  const afterSeq = await latestEventSeq(db);
+  await savePlaygroundState(db, user.id, { code: input.code, mode: input.mode });
+  const controller = new AbortController();
+  let runId: string | undefined;
+  let onStarted: (id: string) => void = () => {};
+  const started = new Promise<string>((resolve) => {
+    onStarted = resolve;
+  });
+  const finished = engine
+    .run({
+      code: input.code,
+      title: input.title || titleFromCode(input.code),
+      session: playgroundSession(user, input.mode),
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === "run.started" && !runId) {
+          runId = event.runId;
+          activeRuns.set(runId, { userId: user.id, controller });
+          onStarted(runId);
+        }
+      },
+    })
+    .then((result) => result.runId)
+    .finally(() => {
+      if (runId) activeRuns.delete(runId);
+    });
+  // The result arrives through the outbox; only a failure before the run started matters here.
+  finished.catch((error: unknown) => {
+    if (runId) console.error(`playground: run ${runId} failed: ${(error as Error).message}`);
+  });
+  return { runId: await Promise.race([started, finished]), afterSeq };
+}
+
+/** Stops a run started on this instance by this user (or any run, for an admin). */
+export function cancelPlaygroundRun(user: SessionUser, runId: string): { cancelled: true } {
+  const active = activeRuns.get(runId);
+  if (!active) throw new AppError("NOT_FOUND", `run ${runId} is not running here (it may have finished)`);
+  if (active.userId !== user.id && user.role !== "admin") {
+    throw new AppError("FORBIDDEN", "only the user who started a run (or an admin) can cancel it");
+  }
+  active.controller.abort(new Error("cancelled from the playground"));
+  return { cancelled: true };
+}
