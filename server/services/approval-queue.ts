@@ -4,6 +4,7 @@
  * approval service (compare-and-set, live event, wakes the waiting run), never through here.
  */
 import type { Db } from "../db";
+import type { EventBus } from "./events";
 import { getEventBus } from "./live";
 
 const HISTORY_SIZE = 50;
@@ -146,11 +147,16 @@ export async function listActiveGrants(db: Db) {
 }
 
 /** Revokes every active grant of one session; the next call of that session asks again. */
-export async function revokeSessionGrants(db: Db, sessionId: string, by: { username: string }) {
+export async function revokeSessionGrants(
+  db: Db,
+  sessionId: string,
+  by: { username: string },
+  bus: EventBus = getEventBus(),
+) {
   const { count } = await db.sessionGrant.updateMany({
     where: { sessionId, revokedAt: null },
     data: { revokedAt: new Date() },
   });
-  if (count > 0) await getEventBus().publish("grants.revoked", { sessionId, count, by: by.username });
+  if (count > 0) await bus.publish("grants.revoked", { sessionId, count, by: by.username });
   return { revoked: count };
 }

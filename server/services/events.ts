@@ -91,8 +91,12 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
 
     async *subscribe({ signal, afterSeq, types }) {
       retain();
+      // Listen before reading the backlog: `on` buffers, so nothing emitted meanwhile is lost.
+      const live = on(emitter, "event", { signal }) as AsyncIterableIterator<[LiveEvent]>;
       try {
         const start = afterSeq ?? (await latestSeq());
+        // A fresh tail starts where this subscriber starts, not at whatever is newest by its first tick.
+        if (lastSeq < 0) lastSeq = start;
         const backlog = await db.event.findMany({
           where: { seq: { gt: start } },
           orderBy: { seq: "asc" },
@@ -103,7 +107,7 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
           seen = row.seq;
           if (!types || types.includes(row.type)) yield toLive(row);
         }
-        for await (const [event] of on(emitter, "event", { signal }) as AsyncIterable<[LiveEvent]>) {
+        for await (const [event] of live) {
           if (event.seq <= seen) continue;
           seen = event.seq;
           if (!types || types.includes(event.type)) yield event;
@@ -111,6 +115,7 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
       } catch (error) {
         if (!signal.aborted) throw error;
       } finally {
+        await live.return?.();
         release();
       }
     },

@@ -5,7 +5,7 @@
  */
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { Db } from "../db";
-import type { LiveEvent } from "./events";
+import type { EventBus, LiveEvent } from "./events";
 import { getEventBus } from "./live";
 
 export const RUN_EVENT_TYPES = [
@@ -73,9 +73,10 @@ function toItem(event: LiveEvent): RunWatchItem {
  */
 export async function* watchRun(
   db: Db,
-  options: { runId: string; afterSeq: number; signal: AbortSignal },
+  options: { runId: string; afterSeq: number; signal: AbortSignal; bus?: EventBus },
 ): AsyncGenerator<RunWatchItem> {
   const { runId, afterSeq, signal } = options;
+  const bus = options.bus ?? getEventBus();
   const current = await db.actionRun.findUnique({ where: { id: runId }, select: { status: true } });
   const types = [...RUN_EVENT_TYPES] as string[];
   if (current && current.status !== "running") {
@@ -96,7 +97,7 @@ export async function* watchRun(
     yield await finishedItem(db, runId, last);
     return;
   }
-  for await (const event of getEventBus().subscribe({ signal, afterSeq, types })) {
+  for await (const event of bus.subscribe({ signal, afterSeq, types })) {
     if (runIdOfEvent(event.payload) !== runId) continue;
     if (event.type === "run.finished") {
       yield await finishedItem(db, runId, event.seq);
