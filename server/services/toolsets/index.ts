@@ -13,10 +13,13 @@ export {
 } from "./publish-toolset";
 export { type SyncFailure, type SyncResult, syncToolsetsFolder } from "./sync-toolsets";
 export {
+  buildToolsetModule,
+  type CachedVersion,
   createCapabilityCategoryLookup,
   createToolsetModuleSource,
   currentVersionHash,
   loadToolsetRuntime,
+  type ToolsetModuleInput,
   type ToolsetModulesOptions,
   type ToolsetRuntime,
 } from "./toolset-modules";

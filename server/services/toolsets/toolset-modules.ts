@@ -8,7 +8,7 @@
  * the result, errors and logs. Nothing of a toolset runs in the server process.
  */
 import type { CategoryLookup, ModuleSource } from "../../core/capabilities/ports";
-import type { CapabilityExport, CapabilityModule, JsonObject } from "../../core/capabilities/types";
+import type { CapabilityExport, CapabilityModule, Category, JsonObject } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
 import type { SandboxPool } from "../../core/sandbox/pool";
 import { bindingInvocation, capabilityName, type ToolsetBinding } from "../../core/toolsets";
@@ -21,7 +21,8 @@ export interface ToolsetModulesOptions {
   pool: SandboxPool | (() => SandboxPool);
 }
 
-interface CachedVersion {
+/** The parts of a stored version a module needs. */
+export interface CachedVersion {
   compiledJs: string;
   contentHash: string;
   doc: string;
@@ -56,18 +57,50 @@ export async function loadToolsetRuntime(db: Db, toolsetId: string): Promise<Too
   };
 }
 
+export interface ToolsetModuleInput {
+  toolsetId: string;
+  name: string;
+  description: string;
+  version: CachedVersion;
+  /** Effective category by wire name (pending declared changes wait); default: as declared. */
+  categoryOf?: (wireName: string) => Category | undefined;
+  /** Settings read at call time. */
+  runtime: () => Promise<ToolsetRuntime>;
+  pool: () => SandboxPool;
+}
+
+/** One toolset version as a capability module whose exports run in the sandbox pool. */
+export function buildToolsetModule(input: ToolsetModuleInput): CapabilityModule {
+  return {
+    name: input.name,
+    description: input.description,
+    source: "toolset",
+    versionHash: input.version.contentHash,
+    doc: input.version.doc,
+    exports: input.version.bindings.map((binding) => {
+      const wire = capabilityName(input.name, binding.name);
+      return {
+        spec: {
+          name: wire,
+          description: binding.description,
+          inputSchema: binding.inputSchema,
+          category: input.categoryOf?.(wire) ?? binding.category,
+        },
+        impl: bindingImpl(input, binding, wire),
+      };
+    }),
+  };
+}
+
 function bindingImpl(
-  options: ToolsetModulesOptions,
-  toolsetId: string,
-  version: CachedVersion,
+  input: ToolsetModuleInput,
   binding: ToolsetBinding,
   wireName: string,
 ): CapabilityExport["impl"] {
-  const pool = () => (typeof options.pool === "function" ? options.pool() : options.pool);
   return async (run, args: JsonObject) => {
-    const runtime = await loadToolsetRuntime(options.db, toolsetId);
-    const call = bindingInvocation(version.compiledJs, binding, args);
-    const result = await pool().runBinding({
+    const runtime = await input.runtime();
+    const call = bindingInvocation(input.version.compiledJs, binding, args);
+    const result = await input.pool().runBinding({
       code: call.code,
       exportName: call.exportName,
       args: call.args,
@@ -101,6 +134,7 @@ function bindingImpl(
  */
 export function createToolsetModuleSource(options: ToolsetModulesOptions): ModuleSource {
   const { db } = options;
+  const pool = () => (typeof options.pool === "function" ? options.pool() : options.pool);
   const versions = new Map<string, CachedVersion>();
   return {
     id: "toolsets",
@@ -136,27 +170,20 @@ export function createToolsetModuleSource(options: ToolsetModulesOptions): Modul
       for (const t of toolsets) {
         const version = versions.get(t.currentVersionId as string);
         if (!version) continue;
-        modules.push({
-          name: t.name,
-          description: t.description,
-          source: "toolset",
-          versionHash: version.contentHash,
-          doc: version.doc,
-          exports: version.bindings.map((binding) => {
-            const wire = capabilityName(t.name, binding.name);
-            const stored = categoryOf.get(wire);
-            return {
-              spec: {
-                name: wire,
-                description: binding.description,
-                inputSchema: binding.inputSchema,
-                // The effective category (a pending declared change waits for an admin).
-                category: stored ? asCategory(stored) : binding.category,
-              },
-              impl: bindingImpl(options, t.id, version, binding, wire),
-            };
+        modules.push(
+          buildToolsetModule({
+            toolsetId: t.id,
+            name: t.name,
+            description: t.description,
+            version,
+            categoryOf: (wire) => {
+              const stored = categoryOf.get(wire);
+              return stored ? asCategory(stored) : undefined;
+            },
+            runtime: () => loadToolsetRuntime(db, t.id),
+            pool,
           }),
-        });
+        );
       }
       return modules;
     },
