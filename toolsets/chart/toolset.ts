@@ -59,7 +59,7 @@ interface Canvas {
 }
 
 function createCanvas(width: number, height: number): Canvas {
-  return { width, height, pixels: new Uint8Array(width * height) };
+  return { width, height, pixels: new Uint8Array(width * height).fill(BACKGROUND) };
 }
 
 function fillRect(c: Canvas, x: number, y: number, w: number, h: number, color: number): void {

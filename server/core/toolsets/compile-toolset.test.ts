@@ -101,3 +101,13 @@ describe("[TOOLSETS] arguments map to parameters by name", () => {
     expect(() => resolveStoreCall(two, { function: "forcast" })).toThrow('did you mean "forecast"?');
   });
 });
+
+describe("[TOOLSETS] description fallback", () => {
+  it("takes the first prose paragraph of doc.md when toolset.ts has no header text", async () => {
+    const { firstParagraph } = await import("./compile-toolset");
+    expect(firstParagraph("# units\nConverts units.\n\nMore text.")).toBe("Converts units.");
+    expect(firstParagraph("# t\n\n```js\ncode\n```\n\nReal text\nspans lines.")).toBe(
+      "Real text spans lines.",
+    );
+  });
+});

@@ -79,7 +79,13 @@ export function compileToolset(
 
 /** First prose paragraph of a Markdown doc, without headings; a fallback description. */
 export function firstParagraph(doc: string): string {
-  const paragraphs = doc.split(/\n\s*\n/).map((p) => p.trim());
-  const prose = paragraphs.find((p) => p && !p.startsWith("#") && !p.startsWith("```") && !p.startsWith("|"));
+  const paragraphs = doc.split(/\n\s*\n/).map((p) =>
+    p
+      .split("\n")
+      .filter((line) => !line.trimStart().startsWith("#"))
+      .join("\n")
+      .trim(),
+  );
+  const prose = paragraphs.find((p) => p && !p.startsWith("```") && !p.startsWith("|") && !p.startsWith("-"));
   return (prose ?? "").replace(/\s+/g, " ").slice(0, 300);
 }
