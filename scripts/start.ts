@@ -50,7 +50,7 @@ async function main() {
 
   const db = getDb();
   const toolsets = await loadToolsetsFolder(db, path.resolve(root, env.TOOLSTORE_TOOLSETS_DIR));
-  console.log(`toolsets: ${toolsets}`);
+  console.log(toolsets);
 
   if (!dev && !buildIsCurrent(root)) {
     console.log("building the console (first start or sources changed)…");

@@ -1,9 +1,19 @@
-/** What a starting instance does before it serves: load the toolsets folder. */
+/** What a starting instance does before it serves: publish the toolsets folder. */
 import fs from "node:fs";
+import { formatDiagnostic } from "../core/toolsets";
 import type { Db } from "../db";
+import { syncToolsetsFolder } from "./toolsets";
 
-/** Returns a one-line summary for the start log. */
-export async function loadToolsetsFolder(_db: Db, dir: string): Promise<string> {
-  if (!fs.existsSync(dir)) return `folder ${dir} not found; none loaded`;
-  return `folder ${dir} (sync arrives with the toolsets service)`;
+/**
+ * Publishes every toolset folder under `dir` (unchanged ones are no-ops). A broken toolset is
+ * reported with file:line and skipped; it never stops the start. Returns the one-line summary.
+ */
+export async function loadToolsetsFolder(db: Db, dir: string, log: (line: string) => void = console.log) {
+  if (!fs.existsSync(dir)) return `folder ${dir} not found; none loaded (set TOOLSTORE_TOOLSETS_DIR)`;
+  const result = await syncToolsetsFolder(db, dir, { origin: "sync" });
+  for (const failure of result.failed) {
+    log(`toolset ${failure.name} was not loaded: ${failure.message}`);
+    for (const d of failure.errors) log(`  ${formatDiagnostic(d, failure.dir)}`);
+  }
+  return result.summary;
 }

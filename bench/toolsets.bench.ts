@@ -1,0 +1,1 @@
+export { benchmarks } from "../server/toolset-examples/binding-overhead";
