@@ -38,7 +38,7 @@ export function buildEnvelope(parts: {
   if (parts.logsDropped && parts.logsDropped > 0) {
     logs.push({
       level: "warn",
-      text: `[${parts.logsDropped} more characters of console output were dropped]`,
+      text: `[${parts.logsDropped} console entries were dropped or cut to fit the log limit]`,
     });
   }
   const envelope: ObservationEnvelope = { ok: parts.error === undefined } as ObservationEnvelope;

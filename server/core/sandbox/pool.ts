@@ -208,21 +208,13 @@ function findTsxApi(): string {
   }
 }
 
-function encodeReply(reply: HostCallReply): string {
-  if (!reply.ok) return JSON.stringify({ ok: false, error: reply.error });
-  if (reply.value === undefined) return '{"ok":true}';
+function encodeReply(reply: HostCallReply): { ok: boolean; json: string } {
+  if (!reply.ok) return { ok: false, json: JSON.stringify(reply.error) };
   try {
-    const json = JSON.stringify(reply.value);
-    if (json === undefined) return '{"ok":true}';
-    return `{"ok":true,"value":${json}}`;
+    return { ok: true, json: JSON.stringify(reply.value) ?? "" };
   } catch (error) {
-    return JSON.stringify({
-      ok: false,
-      error: {
-        error: "internal",
-        message: `capability returned a value that is not JSON: ${(error as Error).message}`,
-      },
-    });
+    const message = `capability returned a value that is not JSON: ${(error as Error).message}`;
+    return { ok: false, json: JSON.stringify({ error: "internal", message }) };
   }
 }
 
@@ -277,7 +269,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       slot.lastError = error.message;
     });
     worker.on("exit", (code) => onExit(slot, code));
-    worker.unref();
+    // Referenced until ready (someone may be awaiting warm()), then only while it has jobs.
     slots.push(slot);
     return slot;
   }
@@ -287,6 +279,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       case "ready":
         slot.isReady = true;
         startFailures = 0;
+        if (slot.jobs.size === 0) slot.worker.unref();
         markReady();
         break;
       case "call": {
@@ -336,7 +329,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       send(slot, { t: "clock", id: job.id, suspended: false });
     }
     if (slot.jobs.get(job.id) !== job) return;
-    send(slot, { t: "reply", id: job.id, callId, json: encodeReply(reply) });
+    send(slot, { t: "reply", id: job.id, callId, ...encodeReply(reply) });
   }
 
   function send(slot: Slot, message: ToWorker): void {

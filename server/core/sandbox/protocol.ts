@@ -55,8 +55,8 @@ export interface WorkerInit {
 
 export type ToWorker =
   | { t: "start"; id: number; job: Job }
-  /** `json` is `{"ok":true,"value":...}` or `{"ok":false,"error":{...}}`. */
-  | { t: "reply"; id: number; callId: number; json: string }
+  /** ok: `json` is the value as JSON text ("" for undefined); not ok: a GuestCallError as JSON text. */
+  | { t: "reply"; id: number; callId: number; ok: boolean; json: string }
   | { t: "clock"; id: number; suspended: boolean }
   | { t: "cancel"; id: number; reason: string };
 
@@ -66,7 +66,7 @@ export interface WorkerOutcome {
   resultJson: string | null;
   error?: SandboxError;
   logs: LogEntry[];
-  /** Characters of console output that did not fit the log limits. */
+  /** Console entries dropped or cut to fit the log limits. */
   logsDropped: number;
   /** Guest time actually counted against the deadline. */
   countedMs: number;

@@ -1,8 +1,9 @@
 /**
  * Sandbox worker (runs in a worker_thread, started by pool.ts). Each job gets a QuickJS WASM
  * module leased exclusively for its lifetime (memory caps are per module), a fresh runtime and
- * context, and the guest bridge. Host calls are async: they go to the main thread as messages and
- * come back as JSON text that resolves a guest promise, after which pending jobs are pumped.
+ * context, host functions for console output and capability calls, and a tiny bridge module.
+ * Host calls are async: they go to the main thread as messages and come back as JSON text that
+ * settles a guest promise, after which pending jobs are pumped.
  *
  * Deadline: counted in this worker, excluding time during which the main thread has said the
  * clock is suspended (a human approval is pending) and no guest code runs. Every synchronous pump
@@ -15,13 +16,15 @@ import type {
   QuickJSDeferredPromise,
   QuickJSHandle,
   QuickJSRuntime,
+  VmCallResult,
 } from "quickjs-emscripten-core";
 import {
   BRIDGE_SOURCES,
-  type BridgeConfig,
   DRIVER_SOURCES,
   facadeSource,
   GUEST_GLOBALS,
+  HELPER_INDEX,
+  HELPERS_SOURCE,
   MODULE_NAMES,
 } from "./guest-sources";
 import type {
@@ -43,6 +46,9 @@ const init = workerData as WorkerInit;
 const watchdogDeadline = new Float64Array(init.watchdog, 0, 1);
 const watchdogAction = new Int32Array(init.watchdog);
 
+const MAX_MESSAGE_CHARS = 4000;
+const MAX_STACK_CHARS = 8000;
+
 function post(message: FromWorker): void {
   port?.postMessage(message);
 }
@@ -53,10 +59,8 @@ function post(message: FromWorker): void {
 const idleModules = new Map<number, CappedQuickJS[]>();
 
 async function leaseModule(capBytes: number): Promise<CappedQuickJS> {
-  const idle = idleModules.get(capBytes);
-  const reused = idle?.pop();
-  if (reused) return reused;
-  return loadCappedQuickJS(capBytes);
+  const reused = idleModules.get(capBytes)?.pop();
+  return reused ?? loadCappedQuickJS(capBytes);
 }
 
 function releaseModule(lease: CappedQuickJS, healthy: boolean): void {
@@ -71,13 +75,18 @@ function releaseModule(lease: CappedQuickJS, healthy: boolean): void {
 // ---------------------------------------------------------------------------------------------
 // Running jobs
 
+type Helpers = { -readonly [K in keyof typeof HELPER_INDEX]: QuickJSHandle };
+
 interface Running {
   id: number;
   job: Job;
   lease?: CappedQuickJS;
   rt?: QuickJSRuntime;
   ctx?: QuickJSContext;
-  driver?: QuickJSHandle;
+  helpers?: Helpers;
+  /** The driver's promise of the guest module namespace, then the promise of the entry's result. */
+  loading?: QuickJSHandle;
+  running?: QuickJSHandle;
   startedAt: number;
   suspendedTotal: number;
   suspendDepth: number;
@@ -92,12 +101,10 @@ interface Running {
   logs: LogEntry[];
   logChars: number;
   logsDropped: number;
-  result?: { ok: true; json: string | null } | { ok: false; errorJson: string };
-  /** An uncatchable error (interrupt, out of memory) that surfaced from the engine. */
-  engineError?: { name: string; message: string };
+  /** Set once the guest's entry settled: its JSON result, or its failure. */
+  outcome?: { json: string | null } | { error: SandboxError };
   hostFailure?: SandboxError;
   finished: boolean;
-  cancelled?: string;
 }
 
 const running = new Map<number, Running>();
@@ -134,74 +141,269 @@ function timeoutMessage(r: Running): string {
   return `the ${what} ran longer than its deadline of ${r.job.limits.deadlineMs} ms (time spent waiting for approvals is not counted)`;
 }
 
-function beginPump(r: Running): void {
+function outOfMemoryMessage(r: Running): string {
+  return `out of memory: the sandbox is limited to ${Math.round(r.job.limits.memoryBytes / 1048576)} MiB`;
+}
+
+function memoryNearCap(r: Running): boolean {
+  const lease = r.lease;
+  return lease !== undefined && lease.memory.buffer.byteLength + 2 * 1024 * 1024 >= lease.capBytes;
+}
+
+/** Runs `step`, then guest jobs and the entry's next stage, with the deadline armed. */
+function pump(r: Running, step?: (ctx: QuickJSContext) => void): void {
+  const { rt, ctx } = r;
+  if (r.finished || !rt || !ctx) return;
   const now = Date.now();
   if (r.suspendDepth > 0) r.suspendedTotal += now - r.suspendedSince;
   r.pumping = true;
   r.interruptAt = deadlineAt(r);
   watchdogAction[WATCHDOG_ACTION_SLOT] = r.id;
   watchdogDeadline[0] = r.interruptAt;
-}
-
-function endPump(r: Running): void {
-  watchdogDeadline[0] = 0;
-  r.pumping = false;
-  if (r.suspendDepth > 0) r.suspendedSince = Date.now();
-}
-
-/** Runs `step` and then every pending guest job, with the deadline armed. */
-function pump(r: Running, step?: (ctx: QuickJSContext) => void): void {
-  const { rt, ctx } = r;
-  if (r.finished || !rt || !ctx) return;
-  beginPump(r);
   try {
     step?.(ctx);
-    while (!r.interrupted && rt.hasPendingJob()) {
-      const res = rt.executePendingJobs(-1);
-      if (res.error) {
-        noteEngineError(r, ctx, res.error);
-        res.error.dispose();
+    for (;;) {
+      while (!r.interrupted && rt.hasPendingJob()) {
+        const res = rt.executePendingJobs(-1);
+        if (res.error) {
+          // Only uncatchable errors (interrupt, out of memory) surface here.
+          if (!r.outcome) r.outcome = { error: describeThrown(r, ctx, res.error) };
+          res.error.dispose();
+        }
       }
+      if (r.interrupted || r.outcome || !advance(r, ctx)) break;
     }
   } catch (error) {
     // A host-level failure: WASM trap, Emscripten abort, or the worker's own stack.
     r.hostFailure = classifyHostFailure(r, error);
   } finally {
-    endPump(r);
+    watchdogDeadline[0] = 0;
+    r.pumping = false;
+    if (r.suspendDepth > 0) r.suspendedSince = Date.now();
   }
   afterPump(r);
 }
 
-function readStringProp(ctx: QuickJSContext, h: QuickJSHandle, key: string): string | undefined {
-  try {
-    const prop = ctx.getProp(h, key);
+/** Moves the entry forward when its current promise settled. Returns true when more jobs may run. */
+function advance(r: Running, ctx: QuickJSContext): boolean {
+  const helpers = r.helpers;
+  if (!helpers) return false;
+  if (r.loading) {
+    const state = ctx.getPromiseState(r.loading);
+    if (state.type === "pending") return false;
+    r.loading.dispose();
+    r.loading = undefined;
+    if (state.type === "rejected") {
+      r.outcome = { error: describeThrown(r, ctx, state.error) };
+      state.error.dispose();
+      return false;
+    }
+    const ns = state.value;
     try {
-      return ctx.typeof(prop) === "string" ? ctx.getString(prop) : undefined;
+      r.running = callEntry(r, ctx, helpers, ns);
     } finally {
-      prop.dispose();
+      ns.dispose();
+    }
+    return r.running !== undefined;
+  }
+  if (r.running) {
+    const state = ctx.getPromiseState(r.running);
+    if (state.type === "pending") return false;
+    const own = state.type === "fulfilled" && state.notAPromise === true;
+    if (state.type === "rejected") {
+      r.outcome = { error: describeThrown(r, ctx, state.error) };
+      state.error.dispose();
+    } else {
+      r.outcome = serializeResult(r, ctx, helpers, state.value);
+      if (!own) state.value.dispose();
+    }
+    r.running.dispose();
+    r.running = undefined;
+  }
+  return false;
+}
+
+/** Calls the action's default export with its input, or the binding's export with its arguments. */
+function callEntry(
+  r: Running,
+  ctx: QuickJSContext,
+  helpers: Helpers,
+  ns: QuickJSHandle,
+): QuickJSHandle | undefined {
+  const job = r.job;
+  const exportName = job.kind === "action" ? "default" : job.exportName;
+  const fn = ctx.getProp(ns, exportName);
+  const args: QuickJSHandle[] = [];
+  try {
+    if (ctx.typeof(fn) !== "function") {
+      const message =
+        job.kind === "action"
+          ? "the action must export a default function: export default async function (input) { ... }"
+          : `the toolset has no exported function ${exportName}`;
+      r.outcome = { error: { kind: "threw", name: "TypeError", message: `TypeError: ${message}` } };
+      return undefined;
+    }
+    const parsed = guestParse(ctx, helpers, job.kind === "action" ? job.inputJson : job.argsJson);
+    if (job.kind === "action") args.push(parsed);
+    else {
+      const length = ctx.getLength(parsed) ?? 0;
+      for (let i = 0; i < length; i++) args.push(ctx.getProp(parsed, i));
+      parsed.dispose();
+    }
+    const result = ctx.callFunction(fn, ctx.undefined, ...args);
+    if (result.error) {
+      r.outcome = { error: describeThrown(r, ctx, result.error) };
+      result.error.dispose();
+      return undefined;
+    }
+    return result.value;
+  } finally {
+    for (const a of args) a.dispose();
+    fn.dispose();
+  }
+}
+
+/** Length of a guest string without copying it out (getLength only answers for objects). */
+function stringLength(ctx: QuickJSContext, h: QuickJSHandle): number {
+  const length = ctx.getProp(h, "length");
+  try {
+    return ctx.getNumber(length);
+  } finally {
+    length.dispose();
+  }
+}
+
+function guestParse(ctx: QuickJSContext, helpers: Helpers, json: string): QuickJSHandle {
+  const text = ctx.newString(json);
+  try {
+    return ctx.unwrapResult(ctx.callFunction(helpers.parse, ctx.undefined, text));
+  } finally {
+    text.dispose();
+  }
+}
+
+function serializeResult(
+  r: Running,
+  ctx: QuickJSContext,
+  helpers: Helpers,
+  value: QuickJSHandle,
+): { json: string | null } | { error: SandboxError } {
+  const res = ctx.callFunction(helpers.stringify, ctx.undefined, value);
+  if (res.error) {
+    const error = describeThrown(r, ctx, res.error);
+    res.error.dispose();
+    if (error.kind !== "threw" || error.name === "RangeError" || error.name === "InternalError")
+      return { error };
+    return {
+      error: {
+        kind: "threw",
+        name: "TypeError",
+        message: `TypeError: the result is not JSON-serializable: ${error.message}`,
+      },
+    };
+  }
+  try {
+    if (ctx.typeof(res.value) !== "string") return { json: null };
+    const length = stringLength(ctx, res.value);
+    if (length > r.job.limits.resultBytes) {
+      return {
+        error: {
+          kind: "threw",
+          name: "RangeError",
+          message: `RangeError: the result is ${length} characters of JSON, over the limit of ${r.job.limits.resultBytes}; return a summary instead`,
+        },
+      };
+    }
+    return { json: ctx.getString(res.value) };
+  } finally {
+    res.value.dispose();
+  }
+}
+
+/** Reads a string from the guest through a helper that clips it inside the guest first. */
+function guestString(
+  ctx: QuickJSContext,
+  fn: QuickJSHandle,
+  ...args: (QuickJSHandle | string | number)[]
+): string | undefined {
+  const handles = args.map((a) =>
+    typeof a === "string" ? ctx.newString(a) : typeof a === "number" ? ctx.newNumber(a) : a,
+  );
+  try {
+    const res: VmCallResult<QuickJSHandle> = ctx.callFunction(fn, ctx.undefined, ...handles);
+    if (res.error) {
+      res.error.dispose();
+      return undefined;
+    }
+    try {
+      return ctx.typeof(res.value) === "string" ? ctx.getString(res.value) : undefined;
+    } finally {
+      res.value.dispose();
     }
   } catch {
     return undefined;
+  } finally {
+    handles.forEach((h, i) => {
+      if (typeof args[i] !== "object") h.dispose();
+    });
   }
 }
 
-function noteEngineError(r: Running, ctx: QuickJSContext, h: QuickJSHandle): void {
-  if (r.engineError) return;
-  const type = ctx.typeof(h);
-  if (type === "object") {
-    r.engineError = {
-      name: readStringProp(ctx, h, "name") ?? "Error",
-      message: readStringProp(ctx, h, "message") ?? "",
+function classifyGuestError(name: string, message: string): SandboxErrorKind {
+  if (name === "InternalError" && message === "interrupted") return "timeout";
+  if (name === "InternalError" && /out of memory/.test(message)) return "out_of_memory";
+  return "threw";
+}
+
+/** Describes a thrown guest value; runs guest getters, so call it inside a pump. */
+function describeThrown(r: Running, ctx: QuickJSContext, thrown: QuickJSHandle): SandboxError {
+  if (r.interrupted) return { kind: "timeout", message: timeoutMessage(r) };
+  const helpers = r.helpers;
+  const type = ctx.typeof(thrown);
+  if (!helpers || type !== "object") {
+    if (type === "object" && memoryNearCap(r))
+      return { kind: "out_of_memory", message: outOfMemoryMessage(r) };
+    const text = helpers ? guestString(ctx, helpers.describe, thrown, MAX_MESSAGE_CHARS) : undefined;
+    // QuickJS throws null when it cannot even allocate the out-of-memory error.
+    if (text === "null" && memoryNearCap(r)) return { kind: "out_of_memory", message: outOfMemoryMessage(r) };
+    return {
+      kind: "threw",
+      name: "NonErrorThrown",
+      message: `the action threw a non-Error value: ${text ?? type}`,
     };
-  } else {
-    r.engineError = { name: "Error", message: type === "string" ? ctx.getString(h) : `uncaught ${type}` };
   }
-}
-
-function memoryNearCap(r: Running): boolean {
-  const lease = r.lease;
-  if (!lease) return false;
-  return lease.memory.buffer.byteLength + 2 * 1024 * 1024 >= lease.capBytes;
+  const isError = (() => {
+    const res = ctx.callFunction(helpers.isError, ctx.undefined, thrown);
+    if (res.error) {
+      res.error.dispose();
+      return false;
+    }
+    const yes = ctx.dump(res.value) === true;
+    res.value.dispose();
+    return yes;
+  })();
+  if (!isError) {
+    const text = guestString(ctx, helpers.describe, thrown, MAX_MESSAGE_CHARS);
+    if (text === "null" && memoryNearCap(r)) return { kind: "out_of_memory", message: outOfMemoryMessage(r) };
+    return {
+      kind: "threw",
+      name: "NonErrorThrown",
+      message: `the action threw a non-Error value: ${text ?? "[unprintable]"}`,
+    };
+  }
+  const name = guestString(ctx, helpers.readString, thrown, "name", 200) ?? "Error";
+  const message = guestString(ctx, helpers.readString, thrown, "message", MAX_MESSAGE_CHARS) ?? "";
+  const kind = classifyGuestError(name, message);
+  if (kind === "out_of_memory") return { kind, name, message: outOfMemoryMessage(r) };
+  if (kind === "timeout") return { kind, message: timeoutMessage(r) };
+  const out: SandboxError = {
+    kind,
+    name,
+    message: name && name !== "Error" ? `${name}: ${message}` : message,
+  };
+  const stack = guestString(ctx, helpers.readString, thrown, "stack", MAX_STACK_CHARS);
+  if (stack) out.stack = stack;
+  return out;
 }
 
 function classifyHostFailure(r: Running, error: unknown): SandboxError {
@@ -211,71 +413,29 @@ function classifyHostFailure(r: Running, error: unknown): SandboxError {
     return { kind: "out_of_memory", message: outOfMemoryMessage(r) };
   }
   if (/Maximum call stack size exceeded|stack overflow/i.test(message)) {
-    return { kind: "threw", name: "RangeError", message: "Maximum call stack size exceeded" };
+    return { kind: "threw", name: "RangeError", message: "RangeError: Maximum call stack size exceeded" };
   }
   return { kind: "internal", message: `sandbox failure: ${message}` };
 }
 
-function outOfMemoryMessage(r: Running): string {
-  return `out of memory: the sandbox is limited to ${Math.round(r.job.limits.memoryBytes / 1048576)} MiB`;
-}
-
-function classifyGuestError(name: string, message: string): SandboxErrorKind {
-  if (name === "InternalError" && message === "interrupted") return "timeout";
-  if (name === "InternalError" && /out of memory/.test(message)) return "out_of_memory";
-  return "threw";
-}
-
 function afterPump(r: Running): void {
   if (r.finished) return;
-  const error = pumpVerdict(r);
-  if (error === null) return;
-  if (error === undefined) finish(r, undefined, r.result?.ok ? r.result.json : null);
-  else finish(r, error);
-}
-
-/** null: still running; undefined: finished with a result; otherwise the failure. */
-function pumpVerdict(r: Running): SandboxError | undefined | null {
-  if (r.hostFailure) return r.hostFailure;
-  if (r.interrupted) return { kind: "timeout", message: timeoutMessage(r) };
-  if (r.result) return r.result.ok ? undefined : decodeGuestError(r, r.result.errorJson);
-  if (r.engineError) {
-    const kind = classifyGuestError(r.engineError.name, r.engineError.message);
-    if (kind === "out_of_memory") return { kind, message: outOfMemoryMessage(r) };
-    if (kind === "timeout") return { kind, message: timeoutMessage(r) };
-    return { kind, name: r.engineError.name, message: r.engineError.message };
+  if (r.hostFailure) return finish(r, r.hostFailure);
+  if (r.interrupted) return finish(r, { kind: "timeout", message: timeoutMessage(r) });
+  const outcome = r.outcome;
+  if (outcome) {
+    if ("error" in outcome) finish(r, outcome.error);
+    else finish(r, undefined, outcome.json);
+    return;
   }
-  if (r.pending.size > 0 || r.rt?.hasPendingJob()) return null;
+  if (r.pending.size > 0 || r.rt?.hasPendingJob()) return;
   // Nothing can ever resume the guest: it awaits a promise that no host call will settle.
-  if (memoryNearCap(r)) return { kind: "out_of_memory", message: outOfMemoryMessage(r) };
-  return {
+  if (memoryNearCap(r)) return finish(r, { kind: "out_of_memory", message: outOfMemoryMessage(r) });
+  finish(r, {
     kind: "threw",
     name: "Deadlock",
     message: "the action awaited a promise that can never settle (no capability call is pending)",
-  };
-}
-
-function decodeGuestError(r: Running, json: string): SandboxError {
-  try {
-    const e = JSON.parse(json) as { name?: string; message?: string; stack?: string };
-    const name = String(e.name ?? "Error");
-    const message = String(e.message ?? "");
-    let kind = classifyGuestError(name, message);
-    // QuickJS throws null when it cannot even allocate the out-of-memory error.
-    if (name === "NonErrorThrown" && message.endsWith("value: null") && memoryNearCap(r))
-      kind = "out_of_memory";
-    if (kind === "out_of_memory") return { kind, name, message: outOfMemoryMessage(r) };
-    if (kind === "timeout") return { kind, message: timeoutMessage(r) };
-    const out: SandboxError = {
-      kind,
-      name,
-      message: name && name !== "Error" ? `${name}: ${message}` : message,
-    };
-    if (e.stack) out.stack = e.stack;
-    return out;
-  } catch {
-    return { kind: "threw", message: "the action failed with an unreadable error" };
-  }
+  });
 }
 
 function finish(r: Running, error?: SandboxError, resultJson: string | null = null): void {
@@ -288,7 +448,9 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
   try {
     for (const d of r.pending.values()) d.dispose();
     r.pending.clear();
-    r.driver?.dispose();
+    r.loading?.dispose();
+    r.running?.dispose();
+    if (r.helpers) for (const h of Object.values(r.helpers)) h.dispose();
     r.ctx?.dispose();
     r.rt?.dispose();
   } catch {
@@ -308,85 +470,128 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
 }
 
 // ---------------------------------------------------------------------------------------------
-// Starting a job
+// Host functions
 
-function addLog(r: Running, level: LogEntry["level"], text: string): void {
-  const { logBytes, logEntries } = r.job.limits;
-  if (r.logs.length >= logEntries || r.logChars >= logBytes) {
-    r.logsDropped += text.length;
+function logsFull(r: Running): boolean {
+  return r.logs.length >= r.job.limits.logEntries || r.logChars >= r.job.limits.logBytes;
+}
+
+/** Keeps what fits; `logsDropped` counts entries dropped or cut. */
+function addLog(r: Running, level: LogEntry["level"], text: string, cut: boolean): void {
+  if (logsFull(r)) {
+    r.logsDropped += 1;
     return;
   }
-  const room = logBytes - r.logChars;
+  const room = r.job.limits.logBytes - r.logChars;
   const kept = text.length > room ? text.slice(0, room) : text;
   r.logs.push({ level, text: kept });
   r.logChars += kept.length;
-  r.logsDropped += text.length - kept.length;
+  if (cut || kept.length < text.length) r.logsDropped += 1;
 }
 
-const LOG_LEVELS = new Set(["log", "info", "warn", "error", "debug"]);
+function guestError(ctx: QuickJSContext, helpers: Helpers, info: Record<string, unknown>): QuickJSHandle {
+  const message = ctx.newString(String(info.message ?? ""));
+  const error = ctx.unwrapResult(ctx.callFunction(helpers.error, ctx.undefined, message));
+  message.dispose();
+  const name = ctx.newString("CapabilityError");
+  ctx.defineProp(error, "name", { value: name, configurable: true, enumerable: false });
+  name.dispose();
+  for (const [key, value] of Object.entries(info)) {
+    if (key === "message" || typeof value !== "string") continue;
+    const v = ctx.newString(value);
+    ctx.setProp(error, key, v);
+    v.dispose();
+  }
+  return error;
+}
 
 function installHost(r: Running, ctx: QuickJSContext): void {
-  const job = r.job;
-  const config: BridgeConfig = {
-    kind: job.kind,
-    maxResultChars: job.limits.resultBytes,
-    maxArgsChars: job.limits.argsBytes,
-    maxLogChars: job.limits.logBytes,
-  };
-  if (job.kind === "action") {
-    config.inputJson = job.inputJson;
-  } else {
-    config.exportName = job.exportName;
-    config.argsJson = job.argsJson;
-    config.envJson = job.envJson;
+  const helpersArray = ctx.unwrapResult(
+    ctx.evalCode(HELPERS_SOURCE, "toolstore:helpers", { type: "global" }),
+  );
+  const helpers = {} as Helpers;
+  for (const [key, index] of Object.entries(HELPER_INDEX)) {
+    helpers[key as keyof Helpers] = ctx.getProp(helpersArray, index);
   }
+  helpersArray.dispose();
+  r.helpers = helpers;
+  const { limits } = r.job;
+  const what = r.job.kind === "action" ? "capability calls" : "fetch calls";
 
-  const host = ctx.newFunction(GUEST_GLOBALS.host, (nameH, jsonH) => {
+  const call = ctx.newFunction("call", (nameH, argsH, argcH) => {
     const name = ctx.typeof(nameH) === "string" ? ctx.getString(nameH) : "";
-    const json = jsonH && ctx.typeof(jsonH) === "string" ? ctx.getString(jsonH) : "{}";
-    const deferred = ctx.newPromise();
+    const argc = argcH ? ctx.getNumber(argcH) : 1;
+    if (argc > 1) throw new TypeError(`${name} takes one plain object argument, got ${argc} arguments`);
+    let json = "{}";
+    if (argsH && ctx.typeof(argsH) !== "undefined") {
+      const res = ctx.callFunction(helpers.stringify, ctx.undefined, argsH);
+      if (res.error) return res;
+      try {
+        const length = ctx.typeof(res.value) === "string" ? stringLength(ctx, res.value) : -1;
+        if (length > limits.argsBytes) {
+          throw new RangeError(
+            `${name}: arguments are ${length} characters of JSON, over the limit of ${limits.argsBytes}`,
+          );
+        }
+        json = length < 0 ? "" : ctx.getString(res.value);
+      } finally {
+        res.value.dispose();
+      }
+      if (json[0] !== "{") throw new TypeError(`${name} takes one plain object argument like { key: value }`);
+    }
     r.calls += 1;
-    if (r.calls > job.limits.maxCalls) {
-      const what = job.kind === "action" ? "capability calls" : "fetch calls";
-      const reply = JSON.stringify({
-        ok: false,
-        error: {
+    if (r.calls > limits.maxCalls) {
+      return {
+        error: guestError(ctx, helpers, {
           error: "limit_exceeded",
           capability: name,
-          message: `limit of ${job.limits.maxCalls} ${what} per run reached`,
-        },
-      });
-      const s = ctx.newString(reply);
-      deferred.resolve(s);
-      s.dispose();
-      const handle = deferred.handle.dup();
-      deferred.dispose();
-      return handle;
+          message: `limit of ${limits.maxCalls} ${what} per run reached`,
+        }),
+      };
     }
+    const deferred = ctx.newPromise();
     const callId = ++r.nextCallId;
     r.pending.set(callId, deferred);
     post({ t: "call", id: r.id, callId, name, json });
     return deferred.handle.dup();
   });
-  const log = ctx.newFunction(GUEST_GLOBALS.log, (levelH, textH) => {
-    const level = ctx.getString(levelH);
-    addLog(r, (LOG_LEVELS.has(level) ? level : "log") as LogEntry["level"], ctx.getString(textH));
-  });
-  const done = ctx.newFunction(GUEST_GLOBALS.done, (okH, jsonH) => {
-    if (r.result) return;
-    const ok = ctx.dump(okH) === true;
-    const json = jsonH && ctx.typeof(jsonH) === "string" ? ctx.getString(jsonH) : null;
-    r.result = ok ? { ok: true, json } : { ok: false, errorJson: json ?? "{}" };
-  });
-  const configH = ctx.newString(JSON.stringify(config));
-  ctx.setProp(ctx.global, GUEST_GLOBALS.host, host);
-  ctx.setProp(ctx.global, GUEST_GLOBALS.log, log);
-  ctx.setProp(ctx.global, GUEST_GLOBALS.done, done);
-  ctx.setProp(ctx.global, GUEST_GLOBALS.config, configH);
-  host.dispose();
-  log.dispose();
-  done.dispose();
-  configH.dispose();
+  ctx.setProp(ctx.global, GUEST_GLOBALS.call, call);
+  call.dispose();
+
+  const console = ctx.newObject();
+  for (const level of ["log", "info", "warn", "error", "debug", "trace"] as const) {
+    const fn = ctx.newFunction(level, (...args) => {
+      if (logsFull(r)) {
+        r.logsDropped += 1;
+        return;
+      }
+      const room = limits.logBytes - r.logChars;
+      let text = "";
+      let cut = false;
+      for (const arg of args) {
+        const left = room - text.length;
+        if (left <= 0) {
+          cut = true;
+          break;
+        }
+        let piece: string | undefined;
+        if (ctx.typeof(arg) === "string" && stringLength(ctx, arg) <= left) piece = ctx.getString(arg);
+        else piece = guestString(ctx, helpers.describe, arg, left);
+        text += (text ? " " : "") + (piece ?? "[unprintable]");
+      }
+      addLog(r, level === "trace" ? "debug" : level, text, cut);
+    });
+    ctx.setProp(console, level, fn);
+    fn.dispose();
+  }
+  ctx.setProp(ctx.global, "console", console);
+  console.dispose();
+
+  if (r.job.kind === "binding") {
+    const env = ctx.newString(r.job.envJson);
+    ctx.setProp(ctx.global, GUEST_GLOBALS.env, env);
+    env.dispose();
+  }
 }
 
 function installModules(r: Running, rt: QuickJSRuntime): void {
@@ -414,6 +619,9 @@ function installModules(r: Running, rt: QuickJSRuntime): void {
     },
   );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Messages
 
 async function start(id: number, job: Job): Promise<void> {
   const r: Running = {
@@ -445,8 +653,9 @@ async function start(id: number, job: Job): Promise<void> {
     releaseModule(r.lease, true);
     return;
   }
-  // The module load may have taken a moment; the deadline starts when the guest can run.
+  // The deadline starts when the guest can run, not while a module was being loaded.
   r.startedAt = Date.now();
+  r.interruptAt = deadlineAt(r);
   try {
     const rt = r.lease.module.newRuntime();
     r.rt = rt;
@@ -468,27 +677,42 @@ async function start(id: number, job: Job): Promise<void> {
     return;
   }
   armTimer(r);
-  const driver = DRIVER_SOURCES[job.kind];
   pump(r, (ctx) => {
-    const res = ctx.evalCode(driver, MODULE_NAMES.driver, { type: "module" });
+    const res = ctx.evalCode(DRIVER_SOURCES[job.kind], MODULE_NAMES.driver, { type: "global" });
     if (res.error) {
-      noteEngineError(r, ctx, res.error);
+      r.outcome = { error: describeThrown(r, ctx, res.error) };
       res.error.dispose();
     } else {
-      r.driver = res.value;
+      r.loading = res.value;
     }
   });
 }
 
-function onReply(id: number, callId: number, json: string): void {
+function onReply(id: number, callId: number, ok: boolean, json: string): void {
   const r = running.get(id);
   const deferred = r?.pending.get(callId);
   if (!r || !deferred) return;
   r.pending.delete(callId);
   pump(r, (ctx) => {
-    const s = ctx.newString(json);
-    deferred.resolve(s);
-    s.dispose();
+    const helpers = r.helpers;
+    if (!helpers) return;
+    if (ok && json === "") deferred.resolve();
+    else if (ok) {
+      const text = ctx.newString(json);
+      const value = ctx.callFunction(helpers.parse, ctx.undefined, text);
+      text.dispose();
+      if (value.error) {
+        deferred.reject(value.error);
+        value.error.dispose();
+      } else {
+        deferred.resolve(value.value);
+        value.value.dispose();
+      }
+    } else {
+      const error = guestError(ctx, helpers, JSON.parse(json) as Record<string, unknown>);
+      deferred.reject(error);
+      error.dispose();
+    }
     deferred.dispose();
   });
 }
@@ -513,7 +737,7 @@ port.on("message", (message: ToWorker) => {
       void start(message.id, message.job);
       break;
     case "reply":
-      onReply(message.id, message.callId, message.json);
+      onReply(message.id, message.callId, message.ok, message.json);
       break;
     case "clock":
       onClock(message.id, message.suspended);
