@@ -90,7 +90,15 @@ describe("capability registry", () => {
     let calls = 0;
     const registry = createCapabilityRegistry({
       builtins: [],
-      sources: [{ id: "db", listModules: async () => (calls++, [moduleWithCategory("write")]) }],
+      sources: [
+        {
+          id: "db",
+          listModules: async () => {
+            calls += 1;
+            return [moduleWithCategory("write")];
+          },
+        },
+      ],
       cacheMs: 60_000,
     });
     await registry.modules();

@@ -420,8 +420,14 @@ function classifyHostFailure(r: Running, error: unknown): SandboxError {
 
 function afterPump(r: Running): void {
   if (r.finished) return;
-  if (r.hostFailure) return finish(r, r.hostFailure);
-  if (r.interrupted) return finish(r, { kind: "timeout", message: timeoutMessage(r) });
+  if (r.hostFailure) {
+    finish(r, r.hostFailure);
+    return;
+  }
+  if (r.interrupted) {
+    finish(r, { kind: "timeout", message: timeoutMessage(r) });
+    return;
+  }
   const outcome = r.outcome;
   if (outcome) {
     if ("error" in outcome) finish(r, outcome.error);
@@ -430,7 +436,10 @@ function afterPump(r: Running): void {
   }
   if (r.pending.size > 0 || r.rt?.hasPendingJob()) return;
   // Nothing can ever resume the guest: it awaits a promise that no host call will settle.
-  if (memoryNearCap(r)) return finish(r, { kind: "out_of_memory", message: outOfMemoryMessage(r) });
+  if (memoryNearCap(r)) {
+    finish(r, { kind: "out_of_memory", message: outOfMemoryMessage(r) });
+    return;
+  }
   finish(r, {
     kind: "threw",
     name: "Deadlock",
