@@ -167,4 +167,21 @@ describe("approvals", () => {
     expect(await service.expireDue()).toBe(1);
     expect(ports.approvals.all.get(record.id)?.status).toBe("expired");
   });
+
+  it("polls every waiting request in one read", async () => {
+    const { ports, service } = setup({ pollMs: 50 });
+    let reads = 0;
+    const getMany = ports.approvals.getMany?.bind(ports.approvals);
+    ports.approvals.getMany = async (ids) => {
+      reads += 1;
+      return getMany ? getMany(ids) : [];
+    };
+    const records = await Promise.all(Array.from({ length: 20 }, () => request(service)));
+    const waits = records.map((r) => service.wait(r.id, new AbortController().signal));
+    await new Promise((r) => setTimeout(r, 330));
+    expect(reads).toBeGreaterThanOrEqual(3);
+    expect(reads).toBeLessThanOrEqual(8);
+    for (const r of records) await service.decide({ approvalId: r.id, answer: "deny", decidedBy: bob });
+    expect((await Promise.all(waits)).every((r) => r.status === "denied")).toBe(true);
+  });
 });

@@ -72,12 +72,16 @@ export interface ApprovalServiceDeps {
 export function createApprovalService(deps: ApprovalServiceDeps): ApprovalService {
   const ttlMs = deps.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
   const pollMs = deps.pollMs ?? DEFAULT_APPROVAL_POLL_MS;
-  const waiters = new Map<string, Set<() => void>>();
+  /** Runs waiting on each approval. Only wake-up callbacks live here; the state is in the store. */
+  const waiters = new Map<string, Set<Waiter>>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let polling = false;
 
-  function wake(id: string): void {
-    const set = waiters.get(id);
-    if (!set) return;
-    for (const fn of set) fn();
+  interface Waiter {
+    signal: AbortSignal;
+    local?: (event: EngineEvent) => void;
+    settle(record: ApprovalRecord): void;
+    fail(error: unknown): void;
   }
 
   async function publishExpired(record: ApprovalRecord, local?: (event: EngineEvent) => void): Promise<void> {
@@ -93,21 +97,83 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     await deps.events.publish(event);
   }
 
-  function pause(id: string, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const set = waiters.get(id) ?? new Set();
-      waiters.set(id, set);
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        set.delete(done);
-        if (set.size === 0) waiters.delete(id);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(1, ms));
-      signal.addEventListener("abort", done, { once: true });
-      set.add(done);
-    });
+  function decidedEvent(record: ApprovalRecord): EngineEvent | undefined {
+    if (record.status !== "allowed" && record.status !== "denied") return undefined;
+    return {
+      type: "approval.decided",
+      approvalId: record.id,
+      runId: record.runId,
+      sessionId: record.sessionId,
+      capability: record.capability,
+      status: record.status,
+      scope: record.scope,
+      decidedBy: record.decidedById ?? "",
+      at: record.decidedAt ?? deps.clock.now(),
+    };
+  }
+
+  function removeWaiter(id: string, waiter: Waiter): void {
+    const set = waiters.get(id);
+    set?.delete(waiter);
+    if (set && set.size === 0) waiters.delete(id);
+  }
+
+  /** Looks at one approval as read from the store and settles its waiters when it is final. */
+  async function review(id: string, record: ApprovalRecord | null): Promise<void> {
+    const set = waiters.get(id);
+    if (!set || set.size === 0) return;
+    if (!record) {
+      for (const w of [...set]) w.fail(new AppError("NOT_FOUND", `approval ${id} no longer exists`));
+      return;
+    }
+    let current = record;
+    const aborted = [...set].every((w) => w.signal.aborted);
+    if (current.status === "pending" && (aborted || deps.clock.now() >= current.expiresAt)) {
+      // Time is up, or every run that waited is gone: the request can never run later.
+      if (await deps.store.expire(id)) await publishExpired(current, [...set][0]?.local);
+      current = (await deps.store.get(id)) ?? { ...current, status: "expired" };
+    }
+    if (current.status === "pending") return;
+    for (const w of [...(waiters.get(id) ?? [])]) {
+      const event = decidedEvent(current);
+      if (event) w.local?.(event);
+      w.settle(current);
+    }
+  }
+
+  async function poll(): Promise<void> {
+    timer = undefined;
+    if (polling) return;
+    polling = true;
+    try {
+      const ids = [...waiters.keys()];
+      if (ids.length === 0) return;
+      const rows = deps.store.getMany
+        ? await deps.store.getMany(ids)
+        : (await Promise.all(ids.map((id) => deps.store.get(id)))).filter(
+            (r): r is ApprovalRecord => r !== null,
+          );
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const id of ids) await review(id, byId.get(id) ?? null);
+    } catch (error) {
+      for (const set of waiters.values()) for (const w of [...set]) w.fail(error);
+    } finally {
+      polling = false;
+      schedule();
+    }
+  }
+
+  function schedule(delay = pollMs): void {
+    if (timer || waiters.size === 0) return;
+    timer = setTimeout(() => void poll(), delay);
+  }
+
+  function wake(id: string): void {
+    if (!waiters.has(id)) return;
+    void deps.store.get(id).then(
+      (record) => review(id, record),
+      () => undefined,
+    );
   }
 
   return {
@@ -158,33 +224,32 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     },
 
     async wait(id, signal, local) {
-      for (;;) {
-        const record = await deps.store.get(id);
-        if (!record) throw new AppError("NOT_FOUND", `approval ${id} no longer exists`);
-        if (record.status !== "pending") {
-          if (record.status === "allowed" || record.status === "denied") {
-            local?.({
-              type: "approval.decided",
-              approvalId: record.id,
-              runId: record.runId,
-              sessionId: record.sessionId,
-              capability: record.capability,
-              status: record.status,
-              scope: record.scope,
-              decidedBy: record.decidedById ?? "",
-              at: record.decidedAt ?? deps.clock.now(),
-            });
-          }
-          return record;
-        }
-        const now = deps.clock.now();
-        if (signal.aborted || now >= record.expiresAt) {
-          // The run that asked is gone, or time is up: the request can never run later.
-          if (await deps.store.expire(id)) await publishExpired(record, local);
-          continue;
-        }
-        await pause(id, Math.min(pollMs, record.expiresAt - now), signal);
-      }
+      const first = await deps.store.get(id);
+      if (!first) throw new AppError("NOT_FOUND", `approval ${id} no longer exists`);
+      return new Promise<ApprovalRecord>((resolve, reject) => {
+        const waiter: Waiter = {
+          signal,
+          ...(local ? { local } : {}),
+          settle: (record) => {
+            removeWaiter(id, waiter);
+            signal.removeEventListener("abort", onAbort);
+            resolve(record);
+          },
+          fail: (error) => {
+            removeWaiter(id, waiter);
+            signal.removeEventListener("abort", onAbort);
+            reject(error);
+          },
+        };
+        const onAbort = () => wake(id);
+        const set = waiters.get(id) ?? new Set<Waiter>();
+        set.add(waiter);
+        waiters.set(id, set);
+        signal.addEventListener("abort", onAbort, { once: true });
+        // The first look settles an approval that is already decided, expired or aborted.
+        void review(id, first).catch((error: unknown) => waiter.fail(error));
+        schedule(Math.min(pollMs, Math.max(1, first.expiresAt - deps.clock.now())));
+      });
     },
 
     async decide({ approvalId, answer, decidedBy }) {

@@ -71,6 +71,8 @@ export type NewApproval = Omit<
 export interface ApprovalStore {
   create(input: NewApproval): Promise<ApprovalRecord>;
   get(id: string): Promise<ApprovalRecord | null>;
+  /** Several at once (the wait loop polls every waiting request in one read). Missing ids are left out. */
+  getMany?(ids: string[]): Promise<ApprovalRecord[]>;
   /** pending -> allowed|denied, only while `expiresAt > now`. */
   decide(
     id: string,

@@ -93,6 +93,12 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
       const row = approvalRows.get(id);
       return row ? { ...row } : null;
     },
+    async getMany(ids) {
+      return ids.flatMap((id) => {
+        const row = approvalRows.get(id);
+        return row ? [{ ...row }] : [];
+      });
+    },
     async decide(id, change, now) {
       const row = approvalRows.get(id);
       if (row?.status !== "pending" || row.expiresAt <= now) return false;

@@ -1,0 +1,207 @@
+/**
+ * Action runs, gate decisions, image assets and policy rules in the database, and the live feed
+ * through the Event outbox (server/services/events.ts).
+ */
+import type { ObservationEnvelope } from "../../core/actions/envelope";
+import type { RunStatus, RunStore } from "../../core/actions/ports";
+import type { AssetStore } from "../../core/capabilities/ports";
+import { AppError } from "../../core/errors";
+import type { DecisionSink, EventPublisher, RuleSource } from "../../core/gate/ports";
+import { CONDITION_OPS, type PolicyRule, RULE_EFFECTS, type RuleCondition } from "../../core/gate/rules";
+import type { Db } from "../../db";
+import type { EventBus } from "../events";
+
+export function createPrismaRunStore(db: Db): RunStore {
+  return {
+    async create(run) {
+      await db.actionRun.create({
+        data: {
+          id: run.id,
+          sessionId: run.sessionId,
+          surface: run.surface,
+          userId: run.userId,
+          apiKeyId: run.apiKeyId,
+          title: run.title,
+          code: run.code,
+          mode: run.mode,
+          instanceId: run.instanceId,
+          startedAt: new Date(run.startedAt),
+        },
+        select: { id: true },
+      });
+    },
+    async finish(id, result) {
+      await db.actionRun.update({
+        where: { id },
+        data: {
+          status: result.status,
+          errorKind: result.errorKind,
+          envelope: JSON.stringify(result.envelope),
+          durationMs: Math.round(result.durationMs),
+          finishedAt: new Date(result.finishedAt),
+        },
+        select: { id: true },
+      });
+    },
+    async get(id) {
+      const row = await db.actionRun.findUnique({
+        where: { id },
+        select: { id: true, status: true, instanceId: true },
+      });
+      return row ? { id: row.id, status: row.status as RunStatus, instanceId: row.instanceId } : null;
+    },
+    async listRunning() {
+      return db.actionRun.findMany({ where: { status: "running" }, select: { id: true, instanceId: true } });
+    },
+    async markAbandoned(id, message, finishedAt) {
+      const envelope: ObservationEnvelope = {
+        ok: false,
+        error: { kind: "internal", message },
+        logs: [],
+        calls: [],
+        images: [],
+        durationMs: 0,
+      };
+      const { count } = await db.actionRun.updateMany({
+        where: { id, status: "running" },
+        data: {
+          status: "error",
+          errorKind: "internal",
+          envelope: JSON.stringify(envelope),
+          finishedAt: new Date(finishedAt),
+        },
+      });
+      return count === 1;
+    },
+  };
+}
+
+export function createPrismaDecisionSink(db: Db): DecisionSink {
+  return {
+    async record(d) {
+      await db.gateDecisionRecord.create({
+        data: {
+          runId: d.runId,
+          sessionId: d.sessionId,
+          capability: d.capability,
+          category: d.category,
+          decision: d.decision,
+          reason: d.reason,
+          ruleId: d.ruleId,
+          approvalId: d.approvalId,
+          argsHash: d.argsHash,
+          ms: Math.round(d.ms),
+          createdAt: new Date(d.at),
+        },
+        select: { id: true },
+      });
+    },
+  };
+}
+
+export function createPrismaAssetStore(db: Db): AssetStore {
+  return {
+    async save(asset) {
+      return db.imageAsset.create({
+        data: {
+          userId: asset.userId,
+          runId: asset.runId,
+          mime: asset.mime,
+          width: asset.width,
+          height: asset.height,
+          bytes: Buffer.from(asset.bytes),
+          sha256: asset.sha256,
+        },
+        select: { id: true },
+      });
+    },
+    async list({ userId, limit }) {
+      const rows = await db.imageAsset.findMany({
+        where: { userId },
+        orderBy: { createdAt: "desc" },
+        take: limit,
+        select: { id: true, mime: true, width: true, height: true, createdAt: true },
+      });
+      return rows.map((r) => ({ ...r, createdAt: r.createdAt.getTime() }));
+    },
+  };
+}
+
+/** Engine events into the outbox; the payload is the event without its type. */
+export function createOutboxPublisher(bus: () => EventBus): EventPublisher {
+  return {
+    async publish(event) {
+      const { type, ...payload } = event;
+      await bus().publish(type, payload);
+    },
+  };
+}
+
+function parseConditions(text: string, ruleId: string): RuleCondition[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const valid =
+    Array.isArray(parsed) &&
+    parsed.every(
+      (c) =>
+        c &&
+        typeof c === "object" &&
+        typeof c.path === "string" &&
+        (CONDITION_OPS as readonly string[]).includes(c.op),
+    );
+  // Fail closed: a rule the gate cannot read must not be skipped (it may be a deny rule).
+  if (!valid) throw new AppError("CONFIG_INVALID", `policy rule ${ruleId} has unreadable conditions`);
+  return parsed as RuleCondition[];
+}
+
+/** Enabled rules, re-read at most every `cacheMs` (a new deny rule applies within that time). */
+export function createPrismaRuleSource(db: Db, cacheMs = 200): RuleSource & { invalidate(): void } {
+  let cached: { at: number; rules: Promise<PolicyRule[]> } | undefined;
+  async function load(): Promise<PolicyRule[]> {
+    const rows = await db.policyRule.findMany({
+      where: { enabled: true },
+      orderBy: { createdAt: "asc" },
+      select: {
+        id: true,
+        effect: true,
+        pattern: true,
+        conditions: true,
+        versionHash: true,
+        description: true,
+      },
+    });
+    return rows.map((row) => {
+      if (!(RULE_EFFECTS as readonly string[]).includes(row.effect)) {
+        throw new AppError("CONFIG_INVALID", `policy rule ${row.id} has an unknown effect "${row.effect}"`);
+      }
+      return {
+        id: row.id,
+        effect: row.effect as PolicyRule["effect"],
+        pattern: row.pattern,
+        conditions: parseConditions(row.conditions, row.id),
+        versionHash: row.versionHash,
+        description: row.description,
+      };
+    });
+  }
+  return {
+    listRules() {
+      const now = Date.now();
+      if (!cached || now - cached.at > cacheMs) {
+        const rules = load();
+        cached = { at: now, rules };
+        rules.catch(() => {
+          if (cached?.rules === rules) cached = undefined;
+        });
+      }
+      return cached.rules;
+    },
+    invalidate() {
+      cached = undefined;
+    },
+  };
+}
