@@ -24,13 +24,17 @@ describe("memory stays flat", () => {
   afterAll(() => engine.close());
 
   it(`over ${TOTAL} sequential actions`, { timeout: 240_000 }, async () => {
-    const session = sessionInMode("default");
-    const code = `import { read } from "toolstore/canary";
+    // Plan mode: the read runs, the write is refused, so both the resolve and the reject paths of
+    // a host call are exercised every time.
+    const session = sessionInMode("plan");
+    const code = `import { read, write } from "toolstore/canary";
 export default async (input) => {
   const items = Array.from({ length: 50 }, (_, i) => ({ i, s: "item " + i }));
   const r = await read({ value: String(input) });
+  let refused = null;
+  try { await write({ value: "x" }); } catch (e) { refused = e.error; }
   console.log("done", input);
-  return { n: items.filter((x) => x.i % 2).length, echo: r.echo.value };
+  return { n: items.filter((x) => x.i % 2).length, echo: r.echo.value, refused };
 };`;
     const usage = () => {
       const m = process.memoryUsage();
@@ -40,7 +44,9 @@ export default async (input) => {
     const samples: string[] = [];
     for (let i = 0; i < TOTAL; i++) {
       const { envelope } = await engine.run({ session, code, input: i });
-      if (!envelope.ok) throw new Error(`action ${i} failed: ${JSON.stringify(envelope.error)}`);
+      if (!envelope.ok || (envelope.result as { refused?: string }).refused !== "blocked_in_plan_mode") {
+        throw new Error(`action ${i} failed: ${JSON.stringify(envelope)}`);
+      }
       if (i === WARMUP) {
         gc();
         baseline = usage();
