@@ -168,6 +168,7 @@ async function hundredWaiting(): Promise<BenchReport> {
   });
   await engine.pool.warm();
   const baseline = await measureOthers(engine, 400);
+  const rssBefore = process.memoryUsage().rss;
 
   const requested: string[] = [];
   ports.events.subscribe((e: EngineEvent) => {
@@ -183,6 +184,7 @@ async function hundredWaiting(): Promise<BenchReport> {
   );
   while (requested.length < 100) await new Promise((r) => setTimeout(r, 10));
   const allWaitingMs = performance.now() - startedWaiting;
+  const rssWaiting = process.memoryUsage().rss;
   const loaded = await measureOthers(engine, 400);
 
   const decideStart = performance.now();
@@ -221,6 +223,11 @@ async function hundredWaiting(): Promise<BenchReport> {
         metric: "deny all 100 -> all envelopes back",
         value: ms(drainMs, 0),
         note: `${denied}/100 saw permission_denied`,
+      },
+      {
+        metric: "process RSS: before -> with 100 waiting",
+        value: `${Math.round(rssBefore / 1048576)} -> ${Math.round(rssWaiting / 1048576)} MiB`,
+        note: "main thread + both workers",
       },
       { metric: "worker replacements", value: String(stats.workersReplaced) },
     ],

@@ -15,6 +15,9 @@ import { buildEnvelope, type EnvelopeError, type ObservationEnvelope } from "./e
 import type { RunStore } from "./ports";
 import { checkActionSource, DEFAULT_MAX_CODE_CHARS } from "./static-check";
 
+/** Reason for the run's own signal; a plain object, so no DOMException is built per run. */
+const RUN_ENDED = Object.freeze({ name: "RunEnded", message: "the run has ended" });
+
 export interface ActionRunnerDeps extends InvokeDeps {
   pool: SandboxPool;
   runs: RunStore;
@@ -137,7 +140,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
         durationMs: deps.clock.now() - startedAt,
       });
     } finally {
-      ended.abort();
+      ended.abort(RUN_ENDED);
       input.signal?.removeEventListener("abort", onOuterAbort);
     }
 

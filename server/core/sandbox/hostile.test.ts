@@ -335,7 +335,11 @@ describe("hostile actions are contained", () => {
     // Short deadlines only where a timeout is the expected answer; elsewhere a loaded CI machine
     // must not turn an out-of-memory or a refusal into a timeout.
     const expectsTimeout = (Array.isArray(c.expect) ? c.expect : [c.expect]).includes("timeout");
-    const limits = c.deadlineMs ? { deadlineMs: c.deadlineMs } : expectsTimeout ? fast : { deadlineMs: 15_000 };
+    const limits = c.deadlineMs
+      ? { deadlineMs: c.deadlineMs }
+      : expectsTimeout
+        ? fast
+        : { deadlineMs: 15_000 };
     const { envelope } = await engine.run({ code: c.code, session, limits });
     const kind = envelope.ok ? "ok" : envelope.error?.kind;
     const allowed = Array.isArray(c.expect) ? c.expect : [c.expect];

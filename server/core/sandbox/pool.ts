@@ -165,6 +165,7 @@ interface Slot {
 }
 
 const MAX_START_FAILURES = 3;
+const JOB_ENDED = Object.freeze({ name: "JobEnded", message: "the sandbox job ended" });
 
 const WORKER_BOOTSTRAP = `
 const { workerData } = require("node:worker_threads");
@@ -337,7 +338,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   }
 
   function settle(job: PendingJob, outcome: WorkerOutcome): void {
-    job.done.abort();
+    // A plain reason: abort() without one builds a DOMException with a stack, per job.
+    job.done.abort(JOB_ENDED);
     job.resolve(outcome);
   }
 
