@@ -4,6 +4,7 @@
  */
 import type { CliCommand } from "./command";
 import { keysCommand } from "./keys-command";
+import { mcpCommand } from "./mcp-command";
 import { migrateApiCommand } from "./migrate-api-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
@@ -21,4 +22,5 @@ export const COMMANDS: readonly CliCommand[] = [
   toolsetSettingsCommand,
   migrateApiCommand,
   keysCommand,
+  mcpCommand,
 ];

@@ -232,6 +232,27 @@ function describeEngineError(error: unknown): string {
   return String(error);
 }
 
+/**
+ * Migration folders the database has not applied, read through an open client — cheap, and it
+ * does not take the schema engine's connection while a server is using the file.
+ */
+export async function unappliedMigrations(
+  db: { $queryRawUnsafe<T>(sql: string): Promise<T> },
+  provider: DbProvider,
+): Promise<string[]> {
+  const folders = readMigrations(provider).migrationDirectories.map((d) => d.path);
+  let applied: { migration_name: string }[];
+  try {
+    applied = await db.$queryRawUnsafe<{ migration_name: string }[]>(
+      `SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+  } catch {
+    return folders;
+  }
+  const done = new Set(applied.map((r) => r.migration_name));
+  return folders.filter((f) => !done.has(f));
+}
+
 /** Apply every migration not yet applied. Returns the names applied now. */
 export async function deployMigrations(target: DbTarget): Promise<string[]> {
   return withEngine(target, async (engine) => {

@@ -11,11 +11,8 @@ import type { ApprovalAnswer, McpBackend, PendingApprovalInfo } from "./backend"
 
 export const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
 export const ELICIT_META_KEY = "toolstore/approvalId";
-export const ELICIT_ANSWERS: Record<string, ApprovalAnswer> = {
-  allow_once: "once",
-  allow_session: "session",
-  deny: "deny",
-};
+/** Answers a client's prompt can give. Approving is the console's: a key never approves its own request. */
+export const ELICIT_ANSWERS: Record<string, ApprovalAnswer> = { deny: "deny" };
 const elicitResultSchema = z.object({
   action: z.string(),
   content: z.object({ decision: z.string().optional() }).loose().optional(),
@@ -106,15 +103,15 @@ export async function createMcpServer(options: {
                   {
                     method: "elicitation/create",
                     params: {
-                      message: `ToolStore asks: allow ${info.capability} (${info.category}) with ${info.argsPreview}?`,
+                      message: `${info.capability} (${info.category}) wants to run with ${info.argsPreview}. Approve it in the ToolStore console: ${backend.approvalUrl(info.id)} — or deny it here.`,
                       requestedSchema: {
                         type: "object",
                         properties: {
                           decision: {
                             type: "string",
                             title: "Decision",
-                            enum: ["allow_once", "allow_session", "deny"],
-                            enumNames: ["Allow once", "Allow for session", "Deny"],
+                            enum: ["deny", "wait"],
+                            enumNames: ["Deny", "Keep waiting for the console"],
                           },
                         },
                         required: ["decision"],

@@ -1,0 +1,35 @@
+/** The process's MCP handlers, composed from the engine, the database and the environment. */
+import { getDb } from "../db";
+import { loadEnv, publicUrl } from "../env";
+import { getEngine } from "../services/engine";
+import { createMcpBackend } from "../services/mcp-backend";
+import type { McpBackend } from "./backend";
+import { createMcpHttpHandler } from "./http";
+
+const holder = globalThis as typeof globalThis & {
+  __toolstoreMcp?: (req: Request) => Promise<Response>;
+  __toolstoreMcpBackend?: McpBackend;
+};
+
+export function getMcpBackend(): McpBackend {
+  holder.__toolstoreMcpBackend ??= createMcpBackend({
+    db: getDb(),
+    engine: getEngine,
+    publicUrl: publicUrl(),
+  });
+  return holder.__toolstoreMcpBackend;
+}
+
+export function getMcpHttpHandler(): (req: Request) => Promise<Response> {
+  if (!holder.__toolstoreMcp) {
+    const env = loadEnv();
+    holder.__toolstoreMcp = createMcpHttpHandler({
+      db: getDb(),
+      backend: getMcpBackend(),
+      consoleUrl: publicUrl(env),
+      allowedOrigins: env.TOOLSTORE_ALLOWED_ORIGINS,
+      rateLimitPerMinute: env.TOOLSTORE_MCP_RATE_LIMIT,
+    });
+  }
+  return holder.__toolstoreMcp;
+}

@@ -1,0 +1,129 @@
+/**
+ * The MCP surface's view of the engine: actions run with the key's user, mode and modules;
+ * "allow for session" grants are scoped to the MCP session; images are served to their owner only.
+ * An MCP client may DENY a pending request from its own prompt (elicitation), but never approve
+ * it: an API key can never approve its own requests (DESIGN.md), and a client's prompt answer
+ * cannot be told apart from one its agent forged.
+ */
+import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
+import type { RegisteredModule } from "../core/capabilities/registry";
+import type { Session } from "../core/capabilities/types";
+import { AppError } from "../core/errors";
+import type { Db } from "../db";
+import type { McpBackend } from "../mcp/backend";
+import type { ApiKeyIdentity } from "./api-keys";
+import type { ServerEngine } from "./engine";
+
+const PREVIEW_CHARS = 400;
+
+export function mcpSession(identity: ApiKeyIdentity, mcpSessionId: string): Session {
+  return {
+    id: `mcp:${mcpSessionId || identity.id}`,
+    userId: identity.userId,
+    surface: "mcp",
+    mode: identity.mode,
+    mountedModules: identity.modules,
+    apiKeyId: identity.id,
+    actorLabel: `key "${identity.name}"`,
+  };
+}
+
+export function capabilitiesDocument(modules: RegisteredModule[]) {
+  return {
+    modules: modules.map((m) => ({
+      module: `toolstore/${m.name}`,
+      description: m.description,
+      source: m.source,
+      exports: m.exports.map((e) => ({
+        name: e.exportName,
+        capability: e.name,
+        description: e.spec.description,
+        category: e.spec.category,
+        inputSchema: e.spec.inputSchema,
+      })),
+    })),
+  };
+}
+
+export function createMcpBackend(deps: {
+  db: Db;
+  engine: () => Promise<ServerEngine>;
+  publicUrl: string;
+}): McpBackend {
+  return {
+    async describe(identity) {
+      const engine = await deps.engine();
+      const modules = await engine.registry.mountedModules(mcpSession(identity, ""));
+      const signatures = renderModuleSignatures(modules);
+      return {
+        toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}`,
+        capabilities: capabilitiesDocument(modules),
+      };
+    },
+
+    async execute({ identity, sessionId, code, title, signal, onApprovalPending, onApprovalSettled }) {
+      const engine = await deps.engine();
+      const { envelope } = await engine.run({
+        code,
+        session: mcpSession(identity, sessionId),
+        ...(title ? { title } : {}),
+        signal,
+        onEvent(event) {
+          if (event.type === "approval.requested") {
+            const args = JSON.stringify(event.approval.args);
+            onApprovalPending({
+              id: event.approval.id,
+              capability: event.approval.capability,
+              category: event.approval.category,
+              argsPreview:
+                args.length > PREVIEW_CHARS
+                  ? `${args.slice(0, PREVIEW_CHARS)}… (${args.length} chars)`
+                  : args,
+              expiresAt: event.approval.expiresAt,
+            });
+          } else if (event.type === "approval.decided" || event.type === "approval.expired") {
+            onApprovalSettled(event.approvalId);
+          }
+        },
+      });
+      return envelope;
+    },
+
+    async image(identity, assetId) {
+      const asset = await deps.db.imageAsset.findUnique({
+        where: { id: assetId },
+        select: { mime: true, bytes: true, userId: true },
+      });
+      if (!asset || asset.userId !== identity.userId) return null;
+      return { mime: asset.mime, base64: Buffer.from(asset.bytes).toString("base64") };
+    },
+
+    async answerFromClient(identity, approvalId, answer) {
+      if (answer !== "deny") {
+        throw new AppError(
+          "FORBIDDEN",
+          "An API key cannot approve its own requests; approve it in the console.",
+        );
+      }
+      const engine = await deps.engine();
+      const approval = await deps.db.approval.findUnique({
+        where: { id: approvalId },
+        select: { apiKeyId: true },
+      });
+      if (!approval || approval.apiKeyId !== identity.id) return;
+      await engine.approvals.decide({
+        approvalId,
+        answer: "deny",
+        decidedBy: {
+          userId: null,
+          apiKeyId: null,
+          label: `key "${identity.name}" (declined in the MCP client)`,
+        },
+      });
+    },
+
+    approvalUrl(approvalId) {
+      return `${deps.publicUrl}/approvals#${approvalId}`;
+    },
+  };
+}
