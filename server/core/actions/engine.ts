@@ -62,9 +62,13 @@ export interface Engine extends ActionRunner {
   gate: Gate;
   approvals: ApprovalService;
   pool: SandboxPool;
-  /** Expire approvals and runs left over by a previous process. Call once at startup. */
+  /**
+   * Close runs and expire approvals left over by processes that are gone: at startup (default)
+   * and then periodically with `startup: false`.
+   */
   recover(
     isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean,
+    options?: { startup?: boolean },
   ): ReturnType<typeof recoverAfterRestart>;
   close(): Promise<void>;
 }
@@ -115,12 +119,13 @@ export function createEngine(options: EngineOptions): Engine {
     gate,
     approvals,
     pool,
-    recover: (isInstanceAlive) =>
+    recover: (isInstanceAlive, recoverOptions) =>
       recoverAfterRestart({
         runs: ports.runs,
         approvals,
         clock: ports.clock,
         instanceId: options.instanceId,
+        startup: recoverOptions?.startup ?? true,
         ...(isInstanceAlive ? { isInstanceAlive } : {}),
       }),
     async close() {

@@ -15,6 +15,8 @@ export interface RecoveryDeps {
   instanceId: string;
   /** Whether another instance still runs (multi-instance deployments). Default: no other instance is alive. */
   isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean;
+  /** At startup: also expire pending direct-call approvals (their waiter died with the old process). */
+  startup?: boolean;
 }
 
 export async function recoverAfterRestart(
@@ -35,9 +37,12 @@ export async function recoverAfterRestart(
       runsAbandoned += 1;
     }
   }
-  const approvalsExpired = await deps.approvals.recover(async (runId) => {
-    const run = await deps.runs.get(runId);
-    return run !== null && run.status === "running" && (await alive(run.instanceId));
-  });
+  const approvalsExpired = await deps.approvals.recover(
+    async (runId) => {
+      const run = await deps.runs.get(runId);
+      return run !== null && run.status === "running" && (await alive(run.instanceId));
+    },
+    { includeDirectCalls: deps.startup === true },
+  );
   return { runsAbandoned, approvalsExpired };
 }

@@ -184,4 +184,24 @@ describe("approvals", () => {
     for (const r of records) await service.decide({ approvalId: r.id, answer: "deny", decidedBy: bob });
     expect((await Promise.all(waits)).every((r) => r.status === "denied")).toBe(true);
   });
+
+  it("periodic recovery leaves direct calls and requests someone here waits for alone", async () => {
+    const { service, ports } = setup();
+    const direct = await service.request({
+      runId: null,
+      session: testSession(),
+      capability,
+      snapshot: snapshotArgs({}),
+      sessionGrantable: true,
+    });
+    const waited = await request(service);
+    const waiting = service.wait(waited.id, new AbortController().signal);
+    expect(await service.recover(async () => false)).toBe(0);
+    expect(ports.approvals.all.get(direct.id)?.status).toBe("pending");
+    expect(ports.approvals.all.get(waited.id)?.status).toBe("pending");
+    expect(await service.recover(async () => false, { includeDirectCalls: true })).toBe(1);
+    expect(ports.approvals.all.get(direct.id)?.status).toBe("expired");
+    await service.decide({ approvalId: waited.id, answer: "deny", decidedBy: bob });
+    expect((await waiting).status).toBe("denied");
+  });
 });

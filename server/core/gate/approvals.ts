@@ -54,8 +54,16 @@ export interface ApprovalService {
   consume(id: string, argsHash: string): Promise<boolean>;
   /** Marks pending approvals past their expiry as expired; returns how many. */
   expireDue(): Promise<number>;
-  /** After a restart: expire pending approvals whose run no longer exists or no longer runs. */
-  recover(isRunAlive: (runId: string) => Promise<boolean>): Promise<number>;
+  /**
+   * Expire pending approvals whose run no longer exists or no longer runs (after a restart, and
+   * periodically). Approvals a run on this instance waits for are never touched. Direct calls
+   * (no run) are expired only with `includeDirectCalls` (at startup: their waiter died with the
+   * old process).
+   */
+  recover(
+    isRunAlive: (runId: string) => Promise<boolean>,
+    options?: { includeDirectCalls?: boolean },
+  ): Promise<number>;
   /** Wake waiters of `id` now (call it when another instance's decision event arrives). */
   wake(id: string): void;
 }
@@ -317,9 +325,12 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       return count;
     },
 
-    async recover(isRunAlive) {
+    async recover(isRunAlive, options = {}) {
       let count = 0;
       for (const record of await deps.store.listPending()) {
+        if (waiters.has(record.id)) continue;
+        if (record.runId === null && !options.includeDirectCalls && record.expiresAt > deps.clock.now())
+          continue;
         const alive =
           record.runId !== null && record.expiresAt > deps.clock.now() && (await isRunAlive(record.runId));
         if (alive) continue;

@@ -75,7 +75,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
 
   await heartbeat(db, instanceId);
   const alive = (id: string) => isInstanceAlive(db, id);
-  await engine.recover(alive);
+  await engine.recover(alive, { startup: true });
 
   let busy = false;
   const timer = setInterval(() => {
@@ -86,7 +86,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
       try {
         await heartbeat(db, instanceId);
         await engine.approvals.expireDue();
-        await engine.recover(alive);
+        await engine.recover(alive, { startup: false });
         await pruneInstances(db);
       } catch (error) {
         console.error(`engine: maintenance failed: ${error instanceof Error ? error.message : error}`);
