@@ -3,6 +3,7 @@ import { authRouter } from "./routers/auth";
 import { capabilitiesRouter } from "./routers/capabilities";
 import { eventsRouter } from "./routers/events";
 import { rulesRouter } from "./routers/rules";
+import { toolsetsRouter } from "./routers/toolsets";
 import { usersRouter } from "./routers/users";
 import { createCallerFactory, router } from "./trpc";
 
@@ -13,6 +14,7 @@ export const appRouter = router({
   events: eventsRouter,
   capabilities: capabilitiesRouter,
   rules: rulesRouter,
+  toolsets: toolsetsRouter,
 });
 
 export type AppRouter = typeof appRouter;

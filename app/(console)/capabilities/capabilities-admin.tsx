@@ -19,6 +19,7 @@ export function CapabilitiesAdmin({ canEdit }: { canEdit: boolean }) {
   const [only, setOnly] = useState<Category | "pending" | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [openHistory, setOpenHistory] = useState<string | null>(null);
+  const [allChanges, setAllChanges] = useState(false);
   const search = useRef<HTMLInputElement>(null);
   useSlashToFocus(search);
 
@@ -134,11 +135,11 @@ export function CapabilitiesAdmin({ canEdit }: { canEdit: boolean }) {
                     {exports.map((c) => (
                       <Fragment key={c.id}>
                         <tr data-testid={`cap-${c.name}`}>
-                          <td>
+                          <td className="nowrap">
                             <code>{c.name}</code>
                           </td>
                           <td className="desc" title={c.description}>
-                            {c.description || <span className="muted">—</span>}
+                            <span className="clamp-2">{c.description || "—"}</span>
                           </td>
                           <td>
                             <div className="row">
@@ -241,7 +242,14 @@ export function CapabilitiesAdmin({ canEdit }: { canEdit: boolean }) {
               : "An admin's category changes appear here with who, when and why."}
           </div>
         ) : (
-          <ChangeList changes={history.data ?? []} showCapability />
+          <>
+            <ChangeList changes={(history.data ?? []).slice(0, allChanges ? undefined : 8)} showCapability />
+            {(history.data?.length ?? 0) > 8 && (
+              <button type="button" className="btn btn-sm" onClick={() => setAllChanges(!allChanges)}>
+                {allChanges ? "Show fewer" : `Show all ${history.data?.length}`}
+              </button>
+            )}
+          </>
         )}
       </aside>
     </div>
@@ -356,7 +364,7 @@ function ChangeList({ changes, showCapability }: { changes: ChangeRow[]; showCap
             {c.fromCategory === c.toCategory && <span className="field-hint">kept</span>}
           </div>
           <div className="muted small">
-            {c.changedBy ?? "someone"} · <RelativeTime value={c.createdAt} />
+            {c.changedBy ?? "system"} · <RelativeTime value={c.createdAt} />
           </div>
           <div className="reason">{c.reason}</div>
         </li>

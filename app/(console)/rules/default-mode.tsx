@@ -1,5 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { ErrorNote } from "../../_components/error-note";
 import { useTRPC } from "../../_lib/trpc";
 
@@ -23,12 +24,15 @@ export function DefaultModeCard({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const mode = useQuery(trpc.rules.defaultMode.queryOptions());
+  // The choice shows at once; a refused change falls back to the stored mode.
+  const [chosen, setChosen] = useState<Mode | null>(null);
   const set = useMutation(
     trpc.rules.setDefaultMode.mutationOptions({
       onSuccess: (value) => qc.setQueryData(trpc.rules.defaultMode.queryKey(), value),
+      onSettled: () => setChosen(null),
     }),
   );
-  const current = mode.data;
+  const current = chosen ?? mode.data;
   return (
     <section className="card" aria-labelledby="mode-h">
       <h2 id="mode-h">Default mode</h2>
@@ -36,7 +40,7 @@ export function DefaultModeCard({ canEdit }: { canEdit: boolean }) {
         The mode a console session starts in. Each API key carries its own mode.
       </p>
       <ErrorNote error={mode.error ?? set.error} />
-      <fieldset className="mode-options" disabled={!canEdit || set.isPending || !current}>
+      <fieldset className="mode-options" disabled={!canEdit || !current}>
         <legend className="visually-hidden">Default mode</legend>
         {MODES.map((m) => (
           <label key={m} className="mode-option">
@@ -45,7 +49,10 @@ export function DefaultModeCard({ canEdit }: { canEdit: boolean }) {
               name="default-mode"
               value={m}
               checked={current === m}
-              onChange={() => set.mutate({ mode: m })}
+              onChange={() => {
+                setChosen(m);
+                set.mutate({ mode: m });
+              }}
             />
             <span>
               <strong>{m}</strong>

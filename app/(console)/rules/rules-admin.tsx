@@ -78,7 +78,16 @@ export function RulesAdmin({ canEdit }: { canEdit: boolean }) {
   const rules = useQuery(trpc.rules.list.queryOptions());
   const caps = useQuery(trpc.capabilities.list.queryOptions());
   const invalidate = () => qc.invalidateQueries({ queryKey: trpc.rules.pathKey() });
-  const setEnabled = useMutation(trpc.rules.setEnabled.mutationOptions({ onSuccess: invalidate }));
+  // The switch flips at once; the server's answer (or its error) settles it.
+  const [flipped, setFlipped] = useState<Record<string, boolean>>({});
+  const setEnabled = useMutation(
+    trpc.rules.setEnabled.mutationOptions({
+      onSettled: async (_data, _error, { id }) => {
+        await invalidate();
+        setFlipped(({ [id]: _, ...rest }) => rest);
+      },
+    }),
+  );
   const remove = useMutation(trpc.rules.delete.mutationOptions({ onSuccess: invalidate }));
   const [editing, setEditing] = useState<RuleView | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
@@ -117,7 +126,11 @@ export function RulesAdmin({ canEdit }: { canEdit: boolean }) {
               </thead>
               <tbody>
                 {list.map((r) => (
-                  <tr key={r.id} className={r.enabled ? undefined : "rule-off"} data-testid="rule-row">
+                  <tr
+                    key={r.id}
+                    className={(flipped[r.id] ?? r.enabled) ? undefined : "rule-off"}
+                    data-testid="rule-row"
+                  >
                     <td>
                       <span className={`effect effect-${r.effect}`}>{r.effect}</span>
                     </td>
@@ -151,9 +164,12 @@ export function RulesAdmin({ canEdit }: { canEdit: boolean }) {
                       <input
                         type="checkbox"
                         aria-label={`Rule ${r.pattern} enabled`}
-                        checked={r.enabled}
-                        disabled={!canEdit || setEnabled.isPending}
-                        onChange={(e) => setEnabled.mutate({ id: r.id, enabled: e.target.checked })}
+                        checked={flipped[r.id] ?? r.enabled}
+                        disabled={!canEdit}
+                        onChange={(e) => {
+                          setFlipped({ ...flipped, [r.id]: e.target.checked });
+                          setEnabled.mutate({ id: r.id, enabled: e.target.checked });
+                        }}
                       />
                     </td>
                     <td className="actions">

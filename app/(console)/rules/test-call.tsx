@@ -33,6 +33,8 @@ export function TestCall() {
   const [mode, setMode] = useState<Mode | null>(null);
   const [grant, setGrant] = useState(false);
   const [submitted, setSubmitted] = useState<Submitted | null>(null);
+  // The sample arguments of a newly chosen capability never overwrite what the user typed.
+  const [edited, setEdited] = useState(false);
   const effectiveMode = mode ?? defaultMode.data ?? "default";
 
   const modules = useMemo(() => {
@@ -46,8 +48,8 @@ export function TestCall() {
     enabled: capability !== "",
   });
   useEffect(() => {
-    if (schema.data) setArgsJson(JSON.stringify(sampleArgs(schema.data), null, 2));
-  }, [schema.data]);
+    if (schema.data && !edited) setArgsJson(JSON.stringify(sampleArgs(schema.data), null, 2));
+  }, [schema.data, edited]);
 
   const result = useQuery({
     ...trpc.rules.testCall.queryOptions(
@@ -81,7 +83,14 @@ export function TestCall() {
           <div className="form-row" style={{ gridTemplateColumns: "minmax(0, 1fr) 140px" }}>
             <label>
               Capability
-              <select value={capability} onChange={(e) => setCapability(e.target.value)} required>
+              <select
+                value={capability}
+                onChange={(e) => {
+                  setCapability(e.target.value);
+                  setEdited(false);
+                }}
+                required
+              >
                 <option value="" disabled>
                   {caps.data?.length === 0 ? "No capabilities yet" : "Choose a capability…"}
                 </option>
@@ -114,7 +123,10 @@ export function TestCall() {
               rows={7}
               value={argsJson}
               spellCheck={false}
-              onChange={(e) => setArgsJson(e.target.value)}
+              onChange={(e) => {
+                setArgsJson(e.target.value);
+                setEdited(true);
+              }}
               onKeyDown={(e) => {
                 if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) submit();
               }}

@@ -1,0 +1,383 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import Markdown from "react-markdown";
+import { CategoryBadge } from "../../../_components/category-badge";
+import { CopyButton } from "../../../_components/copy-button";
+import { ErrorNote } from "../../../_components/error-note";
+import { useTRPC } from "../../../_lib/trpc";
+import { PublishError } from "../publish-errors";
+import { UploadForm } from "../upload-form";
+import type { Schema } from "./schema-form";
+import { ToolsetSettings } from "./toolset-settings";
+import { TryIt } from "./try-it";
+import { VersionsList } from "./versions-list";
+
+const TABS = [
+  { id: "overview", label: "Overview" },
+  { id: "try", label: "Try it" },
+  { id: "versions", label: "Versions" },
+  { id: "settings", label: "Settings" },
+  { id: "code", label: "Code" },
+] as const;
+type TabId = (typeof TABS)[number]["id"];
+
+export function ToolsetDetail({
+  name,
+  canEdit,
+  canRun,
+  sessionId,
+}: {
+  name: string;
+  canEdit: boolean;
+  canRun: boolean;
+  sessionId: string;
+}) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const toolset = useQuery(trpc.toolsets.get.queryOptions({ name }));
+  const [tab, setTab] = useState<TabId>("overview");
+  const [tryBinding, setTryBinding] = useState<string | null>(null);
+  const [uploading, setUploading] = useState(false);
+  const [published, setPublished] = useState<string | null>(null);
+  const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
+  const invalidate = () =>
+    Promise.all([
+      qc.invalidateQueries({ queryKey: trpc.toolsets.pathKey() }),
+      qc.invalidateQueries({ queryKey: trpc.capabilities.pathKey() }),
+    ]);
+  const republish = useMutation(
+    trpc.toolsets.publishFolder.mutationOptions({
+      onSuccess: (result) => {
+        setPublished(result.message);
+        void invalidate();
+      },
+    }),
+  );
+
+  useEffect(() => {
+    const fromHash = window.location.hash.slice(1);
+    if (TABS.some((t) => t.id === fromHash)) setTab(fromHash as TabId);
+  }, []);
+
+  function choose(id: TabId, focus = false) {
+    setTab(id);
+    window.history.replaceState(null, "", `#${id}`);
+    if (focus) tabRefs.current[id]?.focus();
+  }
+
+  function onTabKey(e: KeyboardEvent) {
+    const i = TABS.findIndex((t) => t.id === tab);
+    const next =
+      e.key === "ArrowRight"
+        ? (i + 1) % TABS.length
+        : e.key === "ArrowLeft"
+          ? (i - 1 + TABS.length) % TABS.length
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? TABS.length - 1
+              : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    choose((TABS[next] as (typeof TABS)[number]).id, true);
+  }
+
+  if (toolset.error) {
+    return (
+      <>
+        <div className="page-head">
+          <div>
+            <p>
+              <Link href="/toolsets">← Toolsets</Link>
+            </p>
+            <h1>{name}</h1>
+          </div>
+        </div>
+        <ErrorNote error={toolset.error} />
+      </>
+    );
+  }
+  const t = toolset.data;
+  const categoryOf = new Map(t?.capabilities.map((c) => [c.exportName, c]) ?? []);
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <p className="small">
+            <Link href="/toolsets">← Toolsets</Link>
+          </p>
+          <h1>
+            {name}{" "}
+            {t?.version != null && (
+              <span className="pill" style={{ verticalAlign: "middle" }}>
+                v{t.version}
+              </span>
+            )}
+          </h1>
+          <p>{t?.description || (t ? "No description in the header comment of toolset.ts." : "Loading…")}</p>
+          {t?.contentHash && (
+            <p className="small row">
+              <span>
+                import from <code>toolstore/{name}</code> · hash{" "}
+                <code title={t.contentHash}>{t.contentHash.slice(0, 12)}</code>
+              </span>
+              <CopyButton text={t.contentHash} label="Copy hash" />
+            </p>
+          )}
+        </div>
+        {canEdit && (
+          <div className="row">
+            <button
+              type="button"
+              className="btn"
+              aria-expanded={uploading}
+              onClick={() => setUploading(!uploading)}
+            >
+              Upload new version…
+            </button>
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={republish.isPending}
+              onClick={() => republish.mutate({ name })}
+              title={`Publish toolsets/${name} again from the folder`}
+            >
+              {republish.isPending ? "Publishing…" : "Publish from folder"}
+            </button>
+          </div>
+        )}
+      </div>
+      {uploading && (
+        <section className="card" style={{ marginBottom: 12 }} aria-labelledby="upload-h">
+          <UploadForm
+            fixedName={name}
+            onDone={(result) => {
+              setPublished(result.message);
+              setUploading(false);
+              void invalidate();
+            }}
+            onClose={() => setUploading(false)}
+          />
+        </section>
+      )}
+      <PublishError error={republish.error} />
+      {published && (
+        <div className="card small row" role="status" style={{ marginBottom: 12, alignItems: "flex-start" }}>
+          <pre style={{ flex: 1 }}>{published}</pre>
+          <button type="button" className="btn btn-sm" onClick={() => setPublished(null)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+
+      <div className="tabs" role="tablist" aria-label="Toolset sections" onKeyDown={onTabKey}>
+        {TABS.map((x) => (
+          <button
+            key={x.id}
+            ref={(el) => {
+              tabRefs.current[x.id] = el;
+            }}
+            type="button"
+            role="tab"
+            id={`tab-${x.id}`}
+            className="tab"
+            aria-selected={tab === x.id}
+            aria-controls={`panel-${x.id}`}
+            tabIndex={tab === x.id ? 0 : -1}
+            onClick={() => choose(x.id)}
+          >
+            {x.label}
+            {x.id === "versions" && t ? ` (${t.versions.length})` : ""}
+          </button>
+        ))}
+      </div>
+
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+        {!t ? (
+          <p className="muted">Loading {name}…</p>
+        ) : tab === "overview" ? (
+          <div className="split" style={{ gridTemplateColumns: "minmax(0, 1.15fr) minmax(0, 1fr)" }}>
+            <section className="card" aria-labelledby="bindings-h">
+              <h2 id="bindings-h">Bindings</h2>
+              {t.bindings.length === 0 ? (
+                <div className="empty">
+                  <strong>No bindings</strong>
+                  Mark an exported function in toolset.ts with <code>@tool read</code> (or write, execute,
+                  external).
+                </div>
+              ) : (
+                <div className="table-wrap">
+                  <table className="dense">
+                    <thead>
+                      <tr>
+                        <th scope="col">Binding</th>
+                        <th scope="col">Parameters</th>
+                        <th scope="col">Category</th>
+                        <th scope="col">
+                          <span className="visually-hidden">Actions</span>
+                        </th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {t.bindings.map((b) => {
+                        const cap = categoryOf.get(b.name);
+                        return (
+                          <tr key={b.name} data-testid={`binding-${b.name}`}>
+                            <td style={{ minWidth: 170 }}>
+                              <code>{b.name}</code>
+                              <div className="small muted clamp-3" title={b.description}>
+                                {b.description}
+                              </div>
+                            </td>
+                            <td>
+                              <Params schema={b.inputSchema as Schema} />
+                            </td>
+                            <td>
+                              <CategoryBadge category={cap?.category ?? b.category} />
+                              {cap?.pendingCategory && (
+                                <div className="small pill-wait">
+                                  declares <CategoryBadge category={cap.pendingCategory} /> —{" "}
+                                  <Link href="/capabilities">review</Link>
+                                </div>
+                              )}
+                            </td>
+                            <td className="actions">
+                              <button
+                                type="button"
+                                className="btn btn-sm"
+                                aria-label={`Try ${b.name}`}
+                                onClick={() => {
+                                  setTryBinding(b.name);
+                                  choose("try");
+                                }}
+                              >
+                                Try
+                              </button>
+                            </td>
+                          </tr>
+                        );
+                      })}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </section>
+            <section className="card" aria-labelledby="doc-h">
+              <h2 id="doc-h" className="visually-hidden">
+                Documentation (doc.md)
+              </h2>
+              <div className="markdown" data-testid="toolset-doc">
+                {t.doc ? (
+                  <Markdown
+                    skipHtml
+                    components={{
+                      a: ({ href, children }) => (
+                        <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+                          {children}
+                        </a>
+                      ),
+                      img: ({ alt }) => <span className="muted">[image: {alt}]</span>,
+                    }}
+                  >
+                    {t.doc}
+                  </Markdown>
+                ) : (
+                  <p className="muted">No doc.md in this version.</p>
+                )}
+              </div>
+            </section>
+          </div>
+        ) : tab === "try" ? (
+          <TryIt
+            toolset={name}
+            bindings={t.bindings.map((b) => ({
+              name: b.name,
+              description: b.description,
+              signature: b.signature,
+              category: categoryOf.get(b.name)?.category ?? b.category,
+              inputSchema: b.inputSchema as Schema,
+            }))}
+            initial={tryBinding}
+            canRun={canRun}
+            sessionId={sessionId}
+          />
+        ) : tab === "versions" ? (
+          <VersionsList name={name} versions={t.versions} current={t.version} />
+        ) : tab === "settings" ? (
+          <ToolsetSettings
+            name={name}
+            timeoutMs={t.timeoutMs}
+            allowedHosts={t.allowedHosts}
+            declared={{ hosts: t.declarations.hosts, timeoutMs: t.declarations.timeoutMs ?? null }}
+            env={t.env}
+            canEdit={canEdit}
+          />
+        ) : (
+          <section className="card" aria-label="toolset.ts">
+            <div className="row" style={{ justifyContent: "space-between", marginBottom: 8 }}>
+              <h2 style={{ margin: 0 }}>toolset.ts</h2>
+              <CopyButton text={t.source} label="Copy code" />
+            </div>
+            <pre className="code-view">
+              {t.source.split("\n").map((line, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed text
+                <span key={i} className="code-line">
+                  <span className="line-no" aria-hidden>
+                    {i + 1}
+                  </span>
+                  {line}
+                  {"\n"}
+                </span>
+              ))}
+            </pre>
+          </section>
+        )}
+      </div>
+    </>
+  );
+}
+
+/** Parameters from the input schema: name, type, optional/default, description. */
+function Params({ schema }: { schema: Schema }) {
+  const props = (schema.properties ?? {}) as Record<string, Schema>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const names = Object.keys(props);
+  if (names.length === 0) return <span className="muted">none</span>;
+  return (
+    <ul className="param-list">
+      {names.map((n) => {
+        const p = props[n] as Schema;
+        return (
+          <li key={n}>
+            <span className="param">
+              <code>
+                {n}
+                {required.has(n) ? "" : "?"}: {typeText(p)}
+              </code>
+              {"default" in p && <span className="muted small"> = {JSON.stringify(p.default)}</span>}
+            </span>
+            {typeof p.description === "string" && <div className="small muted">{p.description}</div>}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function typeText(schema: Schema): string {
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
+  const t = schema.type;
+  if (Array.isArray(t)) return t.join(" | ");
+  if (t === "array") return `${typeText((schema.items ?? {}) as Schema)}[]`;
+  if (t === "object") {
+    if (schema.properties) return "{ … }";
+    if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
+      return `{ [key]: ${typeText(schema.additionalProperties as Schema)} }`;
+    }
+    return "object";
+  }
+  return typeof t === "string" ? t : "unknown";
+}

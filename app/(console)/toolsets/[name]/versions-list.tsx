@@ -1,0 +1,152 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { CopyButton } from "../../../_components/copy-button";
+import { ErrorNote } from "../../../_components/error-note";
+import { RelativeTime } from "../../../_components/relative-time";
+import { useTRPC } from "../../../_lib/trpc";
+
+interface Version {
+  version: number;
+  contentHash: string;
+  origin: string;
+  createdAt: Date | string;
+  bindingCount: number;
+  publishedBy: string | null;
+}
+
+const ORIGIN: Record<string, string> = {
+  cli: "command line",
+  sync: "folder sync",
+  upload: "upload",
+  console: "console",
+};
+
+export function VersionsList({
+  name,
+  versions,
+  current,
+}: {
+  name: string;
+  versions: Version[];
+  current: number | null;
+}) {
+  const [open, setOpen] = useState<number | null>(
+    versions.length > 1 ? (versions[0]?.version ?? null) : null,
+  );
+  const [compare, setCompare] = useState<{ from: number; to: number } | null>(null);
+  const [from, setFrom] = useState(versions[versions.length - 1]?.version ?? 1);
+  const [to, setTo] = useState(versions[0]?.version ?? 1);
+  if (versions.length === 0) {
+    return (
+      <div className="card empty">
+        <strong>No versions yet</strong>
+        Publish the toolset to create version 1.
+      </div>
+    );
+  }
+  return (
+    <div className="split">
+      <section className="card" aria-labelledby="versions-h">
+        <h2 id="versions-h">Versions</h2>
+        <ol className="changes" reversed>
+          {versions.map((v) => {
+            const previous = versions.find((x) => x.version < v.version);
+            return (
+              <li key={v.version} data-testid={`version-${v.version}`}>
+                <div className="row" style={{ justifyContent: "space-between" }}>
+                  <span className="row">
+                    <strong>v{v.version}</strong>
+                    {v.version === current && <span className="pill pill-ok">current</span>}
+                    <code title={v.contentHash}>{v.contentHash.slice(0, 12)}</code>
+                    <CopyButton text={v.contentHash} label="Copy hash" />
+                  </span>
+                  {previous ? (
+                    <button
+                      type="button"
+                      className="btn btn-sm"
+                      aria-expanded={open === v.version}
+                      onClick={() => setOpen(open === v.version ? null : v.version)}
+                    >
+                      {open === v.version ? "Hide changes" : `Changes since v${previous.version}`}
+                    </button>
+                  ) : (
+                    <span className="muted small">first version</span>
+                  )}
+                </div>
+                <div className="small muted">
+                  {v.bindingCount} binding{v.bindingCount === 1 ? "" : "s"} · {ORIGIN[v.origin] ?? v.origin}
+                  {v.publishedBy ? ` by ${v.publishedBy}` : ""} · <RelativeTime value={v.createdAt} />
+                </div>
+                {open === v.version && previous && (
+                  <Diff name={name} from={previous.version} to={v.version} />
+                )}
+              </li>
+            );
+          })}
+        </ol>
+      </section>
+      <section className="card" aria-labelledby="compare-h">
+        <h2 id="compare-h">Compare two versions</h2>
+        <form
+          className="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setCompare({ from, to });
+          }}
+        >
+          <div className="row">
+            <label>
+              From
+              <select value={from} onChange={(e) => setFrom(Number(e.target.value))}>
+                {versions.map((v) => (
+                  <option key={v.version} value={v.version}>
+                    v{v.version}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              To
+              <select value={to} onChange={(e) => setTo(Number(e.target.value))}>
+                {versions.map((v) => (
+                  <option key={v.version} value={v.version}>
+                    v{v.version}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" className="btn" style={{ alignSelf: "flex-end" }} disabled={from === to}>
+              Compare
+            </button>
+          </div>
+        </form>
+        {compare && <Diff name={name} from={compare.from} to={compare.to} />}
+        {!compare && (
+          <p className="muted small">Pick two versions to see bindings, doc and settings that changed.</p>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function Diff({ name, from, to }: { name: string; from: number; to: number }) {
+  const trpc = useTRPC();
+  const diff = useQuery(trpc.toolsets.diff.queryOptions({ name, from, to }));
+  if (diff.error) return <ErrorNote error={diff.error} />;
+  if (!diff.data) return <p className="muted small">Loading changes…</p>;
+  const lines = diff.data.lines;
+  return (
+    <section className="result-box" style={{ marginTop: 6 }} aria-label={`Changes from v${from} to v${to}`}>
+      {lines.map((line, i) => (
+        <div
+          // biome-ignore lint/suspicious/noArrayIndexKey: lines of one diff
+          key={i}
+          className={`diff-line ${line.startsWith("+") ? "diff-add" : line.startsWith("-") ? "diff-del" : line.startsWith("~") ? "diff-mod" : ""}`}
+        >
+          {line}
+        </div>
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { loadEnv } from "../../env";
+import { getEngine } from "../../services/engine";
+import {
+  publishFromFolder,
+  syncFromFolder,
+  toolsetForConsole,
+  tryBinding,
+  tryItSchema,
+  uploadSchema,
+  uploadToolset,
+} from "../../services/toolset-console";
+import {
+  diffStoredVersions,
+  listToolsets,
+  setToolsetEnvVar,
+  unsetToolsetEnvVar,
+  updateToolsetSettings,
+} from "../../services/toolsets";
+import { adminProcedure, approverProcedure, router, viewerProcedure } from "../trpc";
+
+const name = z.object({ name: z.string().min(1).max(64) });
+
+/** After a publish, this instance's registry lists the new version at once. */
+async function published<T>(result: Promise<T>): Promise<T> {
+  const value = await result;
+  (await getEngine()).registry.invalidate();
+  return value;
+}
+
+export const toolsetsRouter = router({
+  list: viewerProcedure.query(({ ctx }) => listToolsets(ctx.db)),
+  get: viewerProcedure.input(name).query(({ ctx, input }) => toolsetForConsole(ctx.db, input.name)),
+  diff: viewerProcedure
+    .input(name.extend({ from: z.number().int().min(1), to: z.number().int().min(1).optional() }))
+    .query(({ ctx, input }) => diffStoredVersions(ctx.db, input.name, input.from, input.to)),
+
+  /** Publishes every folder under TOOLSTORE_TOOLSETS_DIR. */
+  sync: adminProcedure.mutation(({ ctx }) =>
+    published(syncFromFolder(ctx.db, loadEnv().TOOLSTORE_TOOLSETS_DIR, ctx.user.id)),
+  ),
+  publishFolder: adminProcedure
+    .input(name)
+    .mutation(({ ctx, input }) =>
+      published(publishFromFolder(ctx.db, loadEnv().TOOLSTORE_TOOLSETS_DIR, ctx.user.id, input.name)),
+    ),
+  upload: adminProcedure
+    .input(uploadSchema)
+    .mutation(({ ctx, input }) => published(uploadToolset(ctx.db, ctx.user.id, input))),
+
+  /** Sets a variable; a secret's value is stored and never returned. */
+  setEnv: adminProcedure
+    .input(
+      z.object({
+        toolset: z.string().min(1).max(64),
+        name: z.string().min(1).max(128),
+        value: z.string().max(8192),
+        secret: z.boolean().optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => setToolsetEnvVar(ctx.db, input)),
+  unsetEnv: adminProcedure
+    .input(z.object({ toolset: z.string().min(1).max(64), name: z.string().min(1).max(128) }))
+    .mutation(({ ctx, input }) => unsetToolsetEnvVar(ctx.db, input)),
+  updateSettings: adminProcedure
+    .input(
+      name.extend({
+        timeoutMs: z.number().int().optional(),
+        allowedHosts: z.array(z.string().max(253)).max(100).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => {
+      const { name: toolset, ...changes } = input;
+      return updateToolsetSettings(ctx.db, toolset, changes);
+    }),
+
+  /** Calls one binding through the gate (it may wait for approval); refusals come back as values. */
+  tryIt: approverProcedure
+    .input(tryItSchema)
+    .mutation(async ({ ctx, input, signal }) => tryBinding(await getEngine(), ctx.user, input, signal)),
+});
