@@ -15,6 +15,7 @@ import type { ApiKeyIdentity } from "./api-keys";
 import type { ServerEngine } from "./engine";
 
 const PREVIEW_CHARS = 400;
+const DESCRIBE_CACHE_MS = 1_000;
 
 export function mcpSession(identity: ApiKeyIdentity, mcpSessionId: string): Session {
   return {
@@ -50,15 +51,30 @@ export function createMcpBackend(deps: {
   engine: () => Promise<ServerEngine>;
   publicUrl: string;
 }): McpBackend {
+  // Every MCP request builds its server, so the description is asked for on every call; the
+  // registry's own cache lives about a second, and so does this one.
+  const described = new Map<
+    string,
+    { at: number; value: Promise<{ toolDescription: string; capabilities: unknown }> }
+  >();
   return {
-    async describe(identity) {
-      const engine = await deps.engine();
-      const modules = await engine.registry.mountedModules(mcpSession(identity, ""));
-      const signatures = renderModuleSignatures(modules);
-      return {
-        toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}`,
-        capabilities: capabilitiesDocument(modules),
-      };
+    describe(identity) {
+      const cacheKey = `${identity.mode}|${identity.modules.join(",")}`;
+      const hit = described.get(cacheKey);
+      if (hit && Date.now() - hit.at < DESCRIBE_CACHE_MS) return hit.value;
+      const value = (async () => {
+        const engine = await deps.engine();
+        const modules = await engine.registry.mountedModules(mcpSession(identity, ""));
+        const signatures = renderModuleSignatures(modules);
+        return {
+          toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}`,
+          capabilities: capabilitiesDocument(modules),
+        };
+      })();
+      value.catch(() => described.delete(cacheKey));
+      if (described.size > 100) described.clear();
+      described.set(cacheKey, { at: Date.now(), value });
+      return value;
     },
 
     async execute({ identity, sessionId, code, title, signal, onApprovalPending, onApprovalSettled }) {
