@@ -8,7 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { AppError, isAppError } from "../server/core/errors";
 import { dbTarget, getDb } from "../server/db";
-import { deployMigrations, unappliedMigrations } from "../server/db/migrate";
+import { migrateIfNeeded } from "../server/db/prepare";
 import { redactUrl } from "../server/db/provider";
 import { loadEnv, publicUrl } from "../server/env";
 import { issueSetupToken } from "../server/services/auth";
@@ -37,21 +37,18 @@ async function main() {
     );
   }
 
-  const db = getDb();
-  const pending = await unappliedMigrations(db, target.provider).catch(() => ["?"]);
-  const applied = await (pending.length ? deployMigrations(target) : Promise.resolve([])).catch(
-    (error: unknown) => {
-      throw new AppError(
-        "CONFIG_INVALID",
-        `cannot open the database ${redactUrl(env.DATABASE_URL)}: ${error instanceof Error ? error.message.split("\n")[0] : error}; check DATABASE_URL`,
-      );
-    },
-  );
+  const applied = await migrateIfNeeded(target).catch((error: unknown) => {
+    throw new AppError(
+      "CONFIG_INVALID",
+      `cannot open the database ${redactUrl(env.DATABASE_URL)}: ${error instanceof Error ? error.message.split("\n")[0] : error}; check DATABASE_URL`,
+    );
+  });
   console.log(
     `database: ${target.provider} ${target.provider === "sqlite" ? target.url : redactUrl(env.DATABASE_URL)}` +
       (applied.length ? ` (applied ${applied.length} migration${applied.length > 1 ? "s" : ""})` : ""),
   );
 
+  const db = getDb();
   const toolsets = await loadToolsetsFolder(db, path.resolve(root, env.TOOLSTORE_TOOLSETS_DIR));
   console.log(toolsets);
 
