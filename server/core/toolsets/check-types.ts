@@ -4,7 +4,6 @@
  * before it is published. Library files are parsed once per process.
  */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { TOOLSET_GLOBALS_DTS, TOOLSET_GLOBALS_FILE } from "./runtime-globals";
@@ -14,7 +13,8 @@ const ROOT = "/toolset/";
 const SOURCE_PATH = `${ROOT}toolset.ts`;
 const GLOBALS_PATH = `${ROOT}${TOOLSET_GLOBALS_FILE}`;
 
-const libDir = path.dirname(createRequire(import.meta.url).resolve("typescript"));
+// Ask the compiler where its lib files are: require.resolve does not survive Next's bundler.
+const libDir = path.dirname(ts.getDefaultLibFilePath({}));
 const libCache = new Map<string, ts.SourceFile | undefined>();
 
 const OPTIONS: ts.CompilerOptions = {
