@@ -83,32 +83,35 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const { session } = input;
     const runId = newId();
     const startedAt = deps.clock.now();
-    await deps.runs.create({
-      id: runId,
-      sessionId: session.id,
-      surface: session.surface,
-      userId: session.userId || null,
-      apiKeyId: session.apiKeyId ?? null,
-      title: input.title ?? "",
-      code: input.code,
-      mode: session.mode,
-      instanceId: deps.instanceId,
-      startedAt,
-    });
-    await publish(
-      {
-        type: "run.started",
-        runId,
+    // The run row and its first event are written together (one commit with a batching store).
+    await Promise.all([
+      deps.runs.create({
+        id: runId,
         sessionId: session.id,
         surface: session.surface,
-        userId: session.userId,
+        userId: session.userId || null,
         apiKeyId: session.apiKeyId ?? null,
-        mode: session.mode,
         title: input.title ?? "",
-        at: startedAt,
-      },
-      input.onEvent,
-    );
+        code: input.code,
+        mode: session.mode,
+        instanceId: deps.instanceId,
+        startedAt,
+      }),
+      publish(
+        {
+          type: "run.started",
+          runId,
+          sessionId: session.id,
+          surface: session.surface,
+          userId: session.userId,
+          apiKeyId: session.apiKeyId ?? null,
+          mode: session.mode,
+          title: input.title ?? "",
+          at: startedAt,
+        },
+        input.onEvent,
+      ),
+    ]);
 
     const ended = new AbortController();
     const onOuterAbort = () => ended.abort(input.signal?.reason);
@@ -145,26 +148,28 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     }
 
     const finishedAt = deps.clock.now();
-    await deps.runs.finish(runId, {
-      status: envelope.ok ? "ok" : "error",
-      errorKind: envelope.error?.kind ?? null,
-      envelope,
-      durationMs: envelope.durationMs,
-      finishedAt,
-    });
-    await publish(
-      {
-        type: "run.finished",
-        runId,
-        sessionId: session.id,
-        ok: envelope.ok,
+    await Promise.all([
+      deps.runs.finish(runId, {
+        status: envelope.ok ? "ok" : "error",
         errorKind: envelope.error?.kind ?? null,
+        envelope,
         durationMs: envelope.durationMs,
-        calls: envelope.calls.length,
-        at: finishedAt,
-      },
-      input.onEvent,
-    );
+        finishedAt,
+      }),
+      publish(
+        {
+          type: "run.finished",
+          runId,
+          sessionId: session.id,
+          ok: envelope.ok,
+          errorKind: envelope.error?.kind ?? null,
+          durationMs: envelope.durationMs,
+          calls: envelope.calls.length,
+          at: finishedAt,
+        },
+        input.onEvent,
+      ),
+    ]);
     return { runId, envelope };
   }
 

@@ -214,7 +214,8 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
         at: deps.clock.now(),
       };
       emit(event);
-      await deps.events.publish(event);
+      // Live information only (the decision row is the audit): the caller does not wait for it.
+      void deps.events.publish(event).catch(() => undefined);
     }
   }
 

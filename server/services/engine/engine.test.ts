@@ -11,12 +11,10 @@ import type { Session } from "../../core/capabilities/types";
 import { makePng } from "../../core/testing/png";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
-import { createEventBus, type EventBus } from "../events";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "./index";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-engine-svc-"));
 let db: Db;
-let bus: EventBus;
 let engine: ServerEngine;
 let other: ServerEngine | undefined;
 let userId: string;
@@ -26,7 +24,6 @@ beforeAll(async () => {
   const target = { provider: "sqlite" as const, url: path.join(dir, "engine.db") };
   await deployMigrations(target);
   db = createDb(target);
-  bus = createEventBus(db);
   userId = (
     await db.user.create({
       data: { username: "alice", displayName: "Alice", role: "admin", passwordHash: "x" },
@@ -42,7 +39,7 @@ beforeAll(async () => {
   };
   engine = await startServerEngine({
     db,
-    ports: createPrismaPorts(db, () => bus),
+    ports: createPrismaPorts(db),
     instanceId: "inst-a",
     workers: 1,
   });
@@ -51,7 +48,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await engine?.shutdown();
   await other?.shutdown();
-  bus?.close();
   await db?.$disconnect();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -154,7 +150,7 @@ describe("engine over Prisma", () => {
   it("a decision taken on another instance reaches the waiting run", async () => {
     other = await startServerEngine({
       db,
-      ports: createPrismaPorts(db, () => bus),
+      ports: createPrismaPorts(db),
       instanceId: "inst-b",
       workers: 1,
     });
@@ -186,7 +182,7 @@ describe("engine over Prisma", () => {
     });
     const restarted = await startServerEngine({
       db,
-      ports: createPrismaPorts(db, () => bus),
+      ports: createPrismaPorts(db),
       instanceId: "inst-c",
       workers: 1,
     });

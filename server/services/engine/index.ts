@@ -12,8 +12,6 @@ import { systemClock } from "../../core/gate/ports";
 import { createSandboxPool } from "../../core/sandbox/pool";
 import { type Db, getDb } from "../../db";
 import { loadEnv } from "../../env";
-import type { EventBus } from "../events";
-import { getEventBus } from "../live";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
 import { HEARTBEAT_MS, heartbeat, isInstanceAlive, newInstanceId, pruneInstances } from "./instances";
@@ -24,6 +22,7 @@ import {
   createPrismaRuleSource,
   createPrismaRunStore,
 } from "./run-stores";
+import { createWriteBatcher } from "./write-batcher";
 
 export { ACTION_CONTRACT, renderModuleSignatures } from "../../core/actions/contract";
 
@@ -33,15 +32,16 @@ export interface ServerEngine extends Engine {
   shutdown(): Promise<void>;
 }
 
-/** `bus`: the event outbox to publish to (default: the process's, over the process's database). */
-export function createPrismaPorts(db: Db, bus: () => EventBus = getEventBus): EnginePorts {
+/** Ports over the database; audit writes of the same tick share one batch transaction. */
+export function createPrismaPorts(db: Db): EnginePorts {
+  const batch = createWriteBatcher(db);
   return {
     rules: createPrismaRuleSource(db),
     grants: createPrismaGrantStore(db),
     approvals: createPrismaApprovalStore(db),
-    decisions: createPrismaDecisionSink(db),
-    events: createOutboxPublisher(bus),
-    runs: createPrismaRunStore(db),
+    decisions: createPrismaDecisionSink(db, batch),
+    events: createOutboxPublisher(db, batch),
+    runs: createPrismaRunStore(db, batch),
     assets: createPrismaAssetStore(db),
     clock: systemClock,
   };

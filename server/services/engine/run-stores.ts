@@ -9,39 +9,43 @@ import { AppError } from "../../core/errors";
 import type { DecisionSink, EventPublisher, RuleSource } from "../../core/gate/ports";
 import { CONDITION_OPS, type PolicyRule, RULE_EFFECTS, type RuleCondition } from "../../core/gate/rules";
 import type { Db } from "../../db";
-import type { EventBus } from "../events";
+import type { WriteBatcher } from "./write-batcher";
 
-export function createPrismaRunStore(db: Db): RunStore {
+export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
   return {
     async create(run) {
-      await db.actionRun.create({
-        data: {
-          id: run.id,
-          sessionId: run.sessionId,
-          surface: run.surface,
-          userId: run.userId,
-          apiKeyId: run.apiKeyId,
-          title: run.title,
-          code: run.code,
-          mode: run.mode,
-          instanceId: run.instanceId,
-          startedAt: new Date(run.startedAt),
-        },
-        select: { id: true },
-      });
+      await batch.write(() =>
+        db.actionRun.create({
+          data: {
+            id: run.id,
+            sessionId: run.sessionId,
+            surface: run.surface,
+            userId: run.userId,
+            apiKeyId: run.apiKeyId,
+            title: run.title,
+            code: run.code,
+            mode: run.mode,
+            instanceId: run.instanceId,
+            startedAt: new Date(run.startedAt),
+          },
+          select: { id: true },
+        }),
+      );
     },
     async finish(id, result) {
-      await db.actionRun.update({
-        where: { id },
-        data: {
-          status: result.status,
-          errorKind: result.errorKind,
-          envelope: JSON.stringify(result.envelope),
-          durationMs: Math.round(result.durationMs),
-          finishedAt: new Date(result.finishedAt),
-        },
-        select: { id: true },
-      });
+      await batch.write(() =>
+        db.actionRun.update({
+          where: { id },
+          data: {
+            status: result.status,
+            errorKind: result.errorKind,
+            envelope: JSON.stringify(result.envelope),
+            durationMs: Math.round(result.durationMs),
+            finishedAt: new Date(result.finishedAt),
+          },
+          select: { id: true },
+        }),
+      );
     },
     async get(id) {
       const row = await db.actionRun.findUnique({
@@ -76,25 +80,27 @@ export function createPrismaRunStore(db: Db): RunStore {
   };
 }
 
-export function createPrismaDecisionSink(db: Db): DecisionSink {
+export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionSink {
   return {
     async record(d) {
-      await db.gateDecisionRecord.create({
-        data: {
-          runId: d.runId,
-          sessionId: d.sessionId,
-          capability: d.capability,
-          category: d.category,
-          decision: d.decision,
-          reason: d.reason,
-          ruleId: d.ruleId,
-          approvalId: d.approvalId,
-          argsHash: d.argsHash,
-          ms: Math.round(d.ms),
-          createdAt: new Date(d.at),
-        },
-        select: { id: true },
-      });
+      await batch.write(() =>
+        db.gateDecisionRecord.create({
+          data: {
+            runId: d.runId,
+            sessionId: d.sessionId,
+            capability: d.capability,
+            category: d.category,
+            decision: d.decision,
+            reason: d.reason,
+            ruleId: d.ruleId,
+            approvalId: d.approvalId,
+            argsHash: d.argsHash,
+            ms: Math.round(d.ms),
+            createdAt: new Date(d.at),
+          },
+          select: { id: true },
+        }),
+      );
     },
   };
 }
@@ -127,12 +133,18 @@ export function createPrismaAssetStore(db: Db): AssetStore {
   };
 }
 
-/** Engine events into the outbox; the payload is the event without its type. */
-export function createOutboxPublisher(bus: () => EventBus): EventPublisher {
+/**
+ * Engine events into the Event outbox (the same rows server/services/events.ts writes; every
+ * instance's tail picks them up), batched with the run's other writes. The payload is the event
+ * without its type.
+ */
+export function createOutboxPublisher(db: Db, batch: WriteBatcher): EventPublisher {
   return {
     async publish(event) {
       const { type, ...payload } = event;
-      await bus().publish(type, payload);
+      await batch.write(() =>
+        db.event.create({ data: { type, payload: JSON.stringify(payload) }, select: { seq: true } }),
+      );
     },
   };
 }
