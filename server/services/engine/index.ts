@@ -32,8 +32,12 @@ export interface ServerEngine extends Engine {
   shutdown(): Promise<void>;
 }
 
-/** Ports over the database; audit writes of the same tick share one batch transaction. */
-export function createPrismaPorts(db: Db): EnginePorts {
+/**
+ * Ports over the database; audit writes of the same tick share one batch transaction. Events go
+ * straight into the Event outbox table, which every EventBus tails, so no bus is needed here
+ * (`_bus` is accepted for callers written against the first version and not used).
+ */
+export function createPrismaPorts(db: Db, _bus?: () => unknown): EnginePorts {
   const batch = createWriteBatcher(db);
   return {
     rules: createPrismaRuleSource(db),

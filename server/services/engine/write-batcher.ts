@@ -41,7 +41,7 @@ export function createWriteBatcher(db: Db): WriteBatcher {
     try {
       // biome-ignore lint/suspicious/noExplicitAny: Prisma's batch API takes its own promise type.
       const results = await db.$transaction(batch.map((p) => p.op()) as any[]);
-      batch.forEach((p, i) => p.resolve(results[i]));
+      for (const [i, p] of batch.entries()) p.resolve(results[i]);
     } catch {
       for (const p of batch) await runAlone(p);
     }
