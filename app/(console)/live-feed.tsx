@@ -13,6 +13,16 @@ interface FeedItem {
 function describeEvent(type: string, payload: unknown): string {
   const p = (payload ?? {}) as Record<string, unknown>;
   if (type === "console.announce") return `${String(p.by)}: ${String(p.text)}`;
+  const approval = p.approval as { capability?: unknown; requestedBy?: unknown } | undefined;
+  if (type === "approval.requested" && approval)
+    return `${String(approval.capability)} asked by ${String(approval.requestedBy)}`;
+  if (type === "approval.decided")
+    return `${String(p.capability)} ${p.status === "allowed" ? `allowed ${p.scope === "session" ? "for session" : "once"}` : "denied"} by ${String(p.decidedBy)}`;
+  if (type === "gate.decision")
+    return `${String(p.capability)} → ${String(p.decision)}${p.reason ? ` (${String(p.reason)})` : ""}`;
+  if (type === "run.finished")
+    return `${p.ok ? "ok" : String(p.errorKind ?? "error")} in ${String(p.durationMs)} ms`;
+  if (type === "grants.revoked") return `${String(p.count)} session grants revoked by ${String(p.by)}`;
   if (typeof p.capability === "string")
     return `${p.capability}${p.decision ? ` → ${String(p.decision)}` : ""}`;
   if (typeof p.title === "string" && p.title) return p.title;

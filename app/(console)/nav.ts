@@ -11,6 +11,9 @@ export interface NavItem {
 /** The console's sections, in sidebar order. A section is listed only for roles that may open it. */
 export const NAV: NavItem[] = [
   { href: "/", label: "Dashboard", min: "viewer" },
+  { href: "/playground", label: "Playground", min: "viewer" },
+  { href: "/approvals", label: "Approvals", min: "viewer", badge: "approvals" },
+  { href: "/runs", label: "Runs", min: "viewer" },
   { href: "/toolsets", label: "Toolsets", min: "viewer" },
   { href: "/capabilities", label: "Capabilities", min: "viewer" },
   { href: "/rules", label: "Rules", min: "viewer" },

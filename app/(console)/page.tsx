@@ -1,22 +1,42 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { CategoryBadge } from "@/app/_components/category-badge";
+import { Countdown } from "@/app/_components/countdown";
+import { RelativeTime } from "@/app/_components/relative-time";
 import { getDb } from "@/server/db";
 import { dashboardSummary } from "@/server/services/dashboard";
 import { LiveFeed } from "./live-feed";
+import { RunsLive } from "./runs/runs-live";
+import { StatusPill } from "./runs/status-pill";
+import "./workbench.css";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Dashboard" };
 
+const REFRESH_ON = [
+  "run.started",
+  "run.finished",
+  "approval.requested",
+  "approval.decided",
+  "approval.expired",
+];
+
 export default async function DashboardPage() {
   const { counts, recentRuns, pending } = await dashboardSummary(getDb());
   const stats = [
-    { label: "Pending approvals", value: counts.pendingApprovals, href: "/approvals" },
+    {
+      label: "Pending approvals",
+      value: counts.pendingApprovals,
+      href: "/approvals",
+      hot: counts.pendingApprovals > 0,
+    },
     { label: "Runs (24 h)", value: counts.runsToday, href: "/runs" },
     { label: "Failed runs (24 h)", value: counts.failedToday, href: "/runs?status=error" },
     { label: "Capabilities", value: counts.capabilities, href: "/capabilities" },
   ];
   return (
     <>
+      <RunsLive types={REFRESH_ON} />
       <div className="page-head">
         <div>
           <h1>Dashboard</h1>
@@ -24,10 +44,18 @@ export default async function DashboardPage() {
             {counts.toolsets} toolsets · {counts.keys} active API keys
           </p>
         </div>
+        <Link href="/playground" className="btn btn-primary">
+          Open the Playground
+        </Link>
       </div>
       <div className="grid grid-4" style={{ marginBottom: 12 }}>
         {stats.map((s) => (
-          <Link key={s.label} href={s.href} className="card" style={{ color: "inherit" }}>
+          <Link
+            key={s.label}
+            href={s.href}
+            className={`card stat-card${s.hot ? " stat-hot" : ""}`}
+            style={{ color: "inherit" }}
+          >
             <div className="muted">{s.label}</div>
             <div className="stat">{s.value}</div>
           </Link>
@@ -35,24 +63,32 @@ export default async function DashboardPage() {
       </div>
       <div className="grid grid-2">
         <section className="card" aria-labelledby="pending-h">
-          <h2 id="pending-h">Waiting for a decision</h2>
+          <div className="row" style={{ justifyContent: "space-between" }}>
+            <h2 id="pending-h">Waiting for a decision</h2>
+            {pending.length > 0 && <Link href="/approvals">Open the queue →</Link>}
+          </div>
           {pending.length === 0 ? (
             <div className="empty">
               <strong>No pending approvals</strong>
-              Calls that need a human appear here and in Approvals.
+              Calls that need a human appear here and in <Link href="/approvals">Approvals</Link>.
             </div>
           ) : (
-            <table>
+            <table className="compact-table">
               <tbody>
                 {pending.map((a) => (
                   <tr key={a.id}>
                     <td>
-                      <code>{a.capability}</code>
+                      <Link href={`/approvals#${a.id}`}>
+                        <code>{a.capability}</code>
+                      </Link>
                     </td>
                     <td>
-                      <span className={`cat cat-${a.category}`}>{a.category}</span>
+                      <CategoryBadge category={a.category} />
                     </td>
                     <td className="muted">{a.requestedBy}</td>
+                    <td className="num">
+                      <Countdown until={a.expiresAt.getTime()} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -60,30 +96,33 @@ export default async function DashboardPage() {
           )}
         </section>
         <section className="card" aria-labelledby="runs-h">
-          <h2 id="runs-h">Recent runs</h2>
+          <div className="row" style={{ justifyContent: "space-between" }}>
+            <h2 id="runs-h">Recent runs</h2>
+            {recentRuns.length > 0 && <Link href="/runs">All runs →</Link>}
+          </div>
           {recentRuns.length === 0 ? (
             <div className="empty">
               <strong>No runs yet</strong>
-              Open the Playground and press Ctrl+Enter, or connect an MCP client with an API key.
+              Open the <Link href="/playground">Playground</Link> and press Ctrl+Enter, or connect an MCP
+              client with an API key.
             </div>
           ) : (
-            <table>
+            <table className="compact-table">
               <tbody>
                 {recentRuns.map((r) => (
                   <tr key={r.id}>
-                    <td>
-                      <Link href={`/runs/${r.id}`}>{r.title || r.id.slice(-8)}</Link>
+                    <td className="truncate">
+                      <Link href={`/runs/${r.id}`} title={r.title}>
+                        {r.title || `#${r.id.slice(-6)}`}
+                      </Link>
                     </td>
                     <td className="muted">{r.surface}</td>
                     <td>
-                      <span
-                        className={`pill ${r.status === "ok" ? "pill-ok" : r.status === "error" ? "pill-bad" : "pill-wait"}`}
-                      >
-                        {r.errorKind ?? r.status}
-                      </span>
+                      <StatusPill status={r.status} errorKind={r.errorKind} />
                     </td>
-                    <td className="muted" title={r.startedAt.toISOString()}>
-                      {r.durationMs != null ? `${r.durationMs} ms` : "…"}
+                    <td className="muted num mono">{r.durationMs != null ? `${r.durationMs} ms` : "…"}</td>
+                    <td className="muted">
+                      <RelativeTime value={r.startedAt} />
                     </td>
                   </tr>
                 ))}

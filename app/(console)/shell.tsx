@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
 import { useTRPC } from "../_lib/trpc";
+import { ApprovalsBadge } from "./approvals-badge";
 import { NAV } from "./nav";
 
 const RANK = { viewer: 0, approver: 1, admin: 2 } as const;
@@ -53,6 +54,7 @@ export function Shell({ user, children }: { user: ShellUser; children: ReactNode
               aria-current={active ? "page" : undefined}
             >
               {item.label}
+              {item.badge === "approvals" && <ApprovalsBadge />}
             </Link>
           );
         })}

@@ -1,8 +1,11 @@
 import { apiKeysRouter } from "./routers/api-keys";
+import { approvalsRouter } from "./routers/approvals";
 import { authRouter } from "./routers/auth";
 import { capabilitiesRouter } from "./routers/capabilities";
 import { eventsRouter } from "./routers/events";
+import { playgroundRouter } from "./routers/playground";
 import { rulesRouter } from "./routers/rules";
+import { runsRouter } from "./routers/runs";
 import { toolsetsRouter } from "./routers/toolsets";
 import { usersRouter } from "./routers/users";
 import { createCallerFactory, router } from "./trpc";
@@ -12,6 +15,9 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   users: usersRouter,
   events: eventsRouter,
+  approvals: approvalsRouter,
+  playground: playgroundRouter,
+  runs: runsRouter,
   capabilities: capabilitiesRouter,
   rules: rulesRouter,
   toolsets: toolsetsRouter,

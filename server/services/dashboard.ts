@@ -21,6 +21,7 @@ export async function dashboardSummary(db: Db) {
           surface: true,
           status: true,
           errorKind: true,
+          mode: true,
           startedAt: true,
           durationMs: true,
         },
@@ -29,7 +30,14 @@ export async function dashboardSummary(db: Db) {
         where: { status: "pending", expiresAt: { gt: now } },
         orderBy: { createdAt: "asc" },
         take: 5,
-        select: { id: true, capability: true, category: true, requestedBy: true, expiresAt: true },
+        select: {
+          id: true,
+          capability: true,
+          category: true,
+          requestedBy: true,
+          expiresAt: true,
+          createdAt: true,
+        },
       }),
     ]);
   return {

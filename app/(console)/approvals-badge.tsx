@@ -1,0 +1,29 @@
+"use client";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import { useTRPC } from "../_lib/trpc";
+
+const TYPES = ["approval.requested", "approval.decided", "approval.expired"];
+
+/** The live number of pending approvals, for the sidebar. */
+export function ApprovalsBadge() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const count = useQuery(trpc.approvals.pendingCount.queryOptions(undefined, { refetchInterval: 30_000 }));
+  useSubscription(
+    trpc.events.live.subscriptionOptions(
+      { types: TYPES },
+      {
+        onData: () =>
+          void queryClient.invalidateQueries({ queryKey: trpc.approvals.pendingCount.queryKey() }),
+      },
+    ),
+  );
+  if (!count.data) return null;
+  return (
+    <span className="nav-badge" data-testid="approvals-badge">
+      {count.data}
+      <span className="visually-hidden"> pending</span>
+    </span>
+  );
+}

@@ -1,0 +1,281 @@
+"use client";
+import { skipToken, useMutation, useQuery } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import dynamic from "next/dynamic";
+import Link from "next/link";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { ErrorNote } from "@/app/_components/error-note";
+import { useTRPC } from "@/app/_lib/trpc";
+import type { ObservationEnvelope } from "@/server/core/actions/envelope";
+import { OutputPanes } from "../_run/output-panes";
+import { Timeline } from "../_run/timeline";
+import { applyRunEvent, type TimelineRow } from "../_run/timeline-model";
+import type { CodeEditorHandle } from "./code-editor";
+import { EXAMPLES } from "./examples";
+import { ModuleList } from "./module-list";
+
+const CodeEditor = dynamic(() => import("./code-editor"), {
+  ssr: false,
+  loading: () => <div className="editor-loading muted">Loading the editor…</div>,
+});
+
+type Mode = "plan" | "default" | "auto";
+const MODES: { value: Mode; label: string }[] = [
+  { value: "plan", label: "plan · reads only" },
+  { value: "default", label: "default · asks first" },
+  { value: "auto", label: "auto · no questions" },
+];
+
+type Phase = "idle" | "starting" | "running" | "finished";
+
+export function Playground({
+  initialCode,
+  initialMode,
+  canRun,
+}: {
+  initialCode: string;
+  initialMode: Mode;
+  canRun: boolean;
+}) {
+  const trpc = useTRPC();
+  const editor = useRef<CodeEditorHandle>(null);
+  const code = useRef(initialCode);
+  const [mode, setMode] = useState<Mode>(initialMode);
+  const [phase, setPhase] = useState<Phase>("idle");
+  const [target, setTarget] = useState<{ runId: string; afterSeq: number } | null>(null);
+  const [rows, setRows] = useState<TimelineRow[]>([]);
+  const [envelope, setEnvelope] = useState<ObservationEnvelope | null>(null);
+  const [startedAt, setStartedAt] = useState<number | null>(null);
+
+  const modules = useQuery(trpc.playground.modules.queryOptions(undefined, { staleTime: 30_000 }));
+  const save = useMutation(trpc.playground.save.mutationOptions());
+  const cancel = useMutation(trpc.playground.cancel.mutationOptions());
+  const start = useMutation(
+    trpc.playground.run.mutationOptions({
+      onSuccess: (started) => {
+        setTarget(started);
+        setPhase("running");
+      },
+      onError: () => setPhase("idle"),
+    }),
+  );
+
+  useSubscription(
+    trpc.runs.watch.subscriptionOptions(target ?? skipToken, {
+      onData: ({ data: item }) => {
+        if (item.kind === "finished") {
+          setEnvelope(item.envelope);
+          setPhase("finished");
+          return;
+        }
+        setRows((prev) => applyRunEvent(prev, item.type, item.payload, item.seq));
+      },
+    }),
+  );
+
+  const running = phase === "starting" || phase === "running";
+  const run = useCallback(() => {
+    if (!canRun || running) return;
+    const text = editor.current?.getValue() ?? code.current;
+    setRows([]);
+    setEnvelope(null);
+    setTarget(null);
+    setStartedAt(Date.now());
+    setPhase("starting");
+    start.mutate({ code: text, mode });
+  }, [canRun, running, mode, start]);
+
+  // Ctrl/Cmd+Enter outside the editor too (the editor binds its own).
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return;
+      if ((e.target as HTMLElement | null)?.closest(".monaco-editor")) return;
+      e.preventDefault();
+      run();
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [run]);
+
+  // Keep the last code per user (server-side), a moment after typing stops.
+  const saveTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const saveSoon = useCallback(
+    (nextMode: Mode) => {
+      clearTimeout(saveTimer.current);
+      saveTimer.current = setTimeout(() => save.mutate({ code: code.current, mode: nextMode }), 1000);
+    },
+    [save],
+  );
+
+  const mounted = new Set(modules.data?.modules.map((m) => m.name) ?? []);
+  const examples = EXAMPLES.filter((e) => e.modules.every((m) => mounted.has(m)));
+  const waiting = rows.filter((r) => r.state === "waiting");
+
+  return (
+    <div className="pg">
+      <div className="pg-toolbar" role="toolbar" aria-label="Playground">
+        <h1 className="pg-title">Playground</h1>
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={run}
+          disabled={!canRun || running}
+          aria-keyshortcuts="Control+Enter Meta+Enter"
+        >
+          {running ? "Running…" : "Run"} <kbd aria-hidden>Ctrl+Enter</kbd>
+        </button>
+        {running && target && (
+          <button
+            type="button"
+            className="btn"
+            onClick={() => cancel.mutate({ runId: target.runId })}
+            disabled={cancel.isPending}
+          >
+            Cancel
+          </button>
+        )}
+        <label className="inline-field">
+          <span>Mode</span>
+          <select
+            aria-label="Mode"
+            value={mode}
+            onChange={(e) => {
+              const next = e.target.value as Mode;
+              setMode(next);
+              saveSoon(next);
+            }}
+          >
+            {MODES.map((m) => (
+              <option key={m.value} value={m.value}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline-field">
+          <span className="visually-hidden">Examples</span>
+          <select
+            aria-label="Examples"
+            value=""
+            onChange={(e) => {
+              const example = EXAMPLES.find((x) => x.id === e.target.value);
+              if (example) editor.current?.replace(example.code);
+            }}
+          >
+            <option value="">Examples…</option>
+            {examples.map((e) => (
+              <option key={e.id} value={e.id}>
+                {e.title}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {!canRun && (
+        <div className="card notice" role="note">
+          You can read and edit here; running actions needs the <strong>approver</strong> role.
+        </div>
+      )}
+      {start.error && <ErrorNote error={start.error} />}
+      {cancel.error && <ErrorNote error={cancel.error} />}
+      <div className="pg-panes">
+        <section className="pane pane-editor" aria-label="Editor">
+          <div className="pane-body editor-host">
+            <CodeEditor
+              defaultValue={initialCode}
+              typings={modules.data?.typings}
+              onRun={run}
+              handleRef={editor}
+              onChange={(text) => {
+                code.current = text;
+                saveSoon(mode);
+              }}
+            />
+          </div>
+          <ModuleList modules={modules.data?.modules} error={modules.error} />
+        </section>
+        <section className="pane" aria-labelledby="tl-h">
+          <div className="pane-head">
+            <h2 id="tl-h">Timeline</h2>
+            <RunStatus
+              phase={phase}
+              startedAt={startedAt}
+              waiting={waiting.map((w) => w.capability)}
+              envelope={envelope}
+            />
+            <span className="spacer" />
+            {target && phase === "finished" && <Link href={`/runs/${target.runId}`}>Open run</Link>}
+          </div>
+          {running && <div className="progress" role="progressbar" aria-label="Action running" />}
+          <div className="pane-body" aria-live="polite">
+            <Timeline
+              rows={rows}
+              canDecide={canRun}
+              empty={
+                running ? (
+                  "Running… capability calls appear here as the gate decides them."
+                ) : (
+                  <>
+                    <strong>No calls yet</strong>
+                    Press Run (Ctrl+Enter). Each capability call appears here with its gate decision; calls
+                    that need a human can be answered inline.
+                  </>
+                )
+              }
+            />
+          </div>
+        </section>
+        <section className="pane" aria-label="Output">
+          <OutputPanes envelope={envelope} running={running} idPrefix="pg" />
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function RunStatus({
+  phase,
+  startedAt,
+  waiting,
+  envelope,
+}: {
+  phase: Phase;
+  startedAt: number | null;
+  waiting: string[];
+  envelope: ObservationEnvelope | null;
+}) {
+  const [now, setNow] = useState(() => Date.now());
+  const live = phase === "starting" || phase === "running";
+  useEffect(() => {
+    if (!live) return;
+    const t = setInterval(() => setNow(Date.now()), 200);
+    return () => clearInterval(t);
+  }, [live]);
+  let text: React.ReactNode = null;
+  if (live && startedAt) {
+    const secs = ((now - startedAt) / 1000).toFixed(1);
+    text = waiting.length ? (
+      <span className="pill pill-wait">
+        <span className="pulse" aria-hidden />
+        waiting for approval: {waiting.join(", ")} · {secs} s
+      </span>
+    ) : (
+      <span className="pill">
+        <span className="spinner" aria-hidden /> running · {secs} s
+      </span>
+    );
+  } else if (phase === "finished" && envelope) {
+    text = envelope.ok ? (
+      <span className="pill pill-ok">ok · {envelope.durationMs} ms</span>
+    ) : (
+      <span className="pill pill-bad">
+        {envelope.error?.kind ?? "error"} · {envelope.durationMs} ms
+      </span>
+    );
+  }
+  return (
+    <span className="pg-status" role="status" data-testid="run-status">
+      {text}
+    </span>
+  );
+}

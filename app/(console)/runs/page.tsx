@@ -1,0 +1,113 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { RelativeTime } from "@/app/_components/relative-time";
+import { getDb } from "@/server/db";
+import {
+  listRuns,
+  parseRunFilters,
+  RUN_STATUSES,
+  RUN_SURFACES,
+  runFilterOptions,
+} from "@/server/services/runs";
+import { requireUser } from "../../_lib/session";
+import "../workbench.css";
+import { FilterForm } from "./filter-form";
+import { RunsLive } from "./runs-live";
+import { StatusPill } from "./status-pill";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Runs" };
+
+export default async function RunsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  await requireUser();
+  const db = getDb();
+  const filters = parseRunFilters(await searchParams);
+  const [{ runs, nextBefore }, options] = await Promise.all([listRuns(db, filters), runFilterOptions(db)]);
+  const filtered = Boolean(filters.surface || filters.status || filters.key || filters.capability);
+  const query = (extra: Record<string, string | undefined>) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...filters, ...extra })) if (v) params.set(k, v);
+    return `/runs?${params.toString()}`;
+  };
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Runs</h1>
+          <p>Every action from the playground, MCP clients and the command line, newest first.</p>
+        </div>
+      </div>
+      <FilterForm
+        key={JSON.stringify(filters)}
+        values={filters}
+        surfaces={[...RUN_SURFACES]}
+        statuses={[...RUN_STATUSES]}
+        keys={options.keys}
+        capabilities={options.capabilities}
+      />
+      {!filters.before && <RunsLive />}
+      <div className="card" style={{ padding: 0 }}>
+        {runs.length === 0 ? (
+          <div className="empty">
+            {filtered ? (
+              <>
+                <strong>No runs match these filters</strong>
+                <Link href="/runs">Clear the filters</Link> to see every run.
+              </>
+            ) : (
+              <>
+                <strong>No runs yet</strong>
+                Open the <Link href="/playground">Playground</Link> and press Ctrl+Enter, or connect an MCP
+                client with an <Link href="/keys">API key</Link>.
+              </>
+            )}
+          </div>
+        ) : (
+          <table className="runs-table" aria-label="Runs">
+            <thead>
+              <tr>
+                <th>Run</th>
+                <th>Status</th>
+                <th>Surface</th>
+                <th>Who</th>
+                <th>Mode</th>
+                <th className="num">Calls</th>
+                <th className="num">Duration</th>
+                <th>Started</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <Link href={`/runs/${r.id}`}>{r.title || "Untitled"}</Link>{" "}
+                    <span className="muted mono">#{r.id.slice(-6)}</span>
+                  </td>
+                  <td>
+                    <StatusPill status={r.status} errorKind={r.errorKind} />
+                  </td>
+                  <td className="muted">{r.surface}</td>
+                  <td>{r.who}</td>
+                  <td className="muted">{r.mode}</td>
+                  <td className="num mono">{r.calls}</td>
+                  <td className="num mono">{r.durationMs != null ? `${r.durationMs} ms` : "…"}</td>
+                  <td className="muted">
+                    <RelativeTime value={r.startedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      <div className="row" style={{ justifyContent: "space-between", marginTop: 10 }}>
+        {filters.before ? <Link href={query({ before: undefined })}>← Newest runs</Link> : <span />}
+        {nextBefore && <Link href={query({ before: nextBefore })}>Older runs →</Link>}
+      </div>
+    </>
+  );
+}

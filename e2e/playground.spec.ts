@@ -1,0 +1,283 @@
+import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
+import { ADMIN, adminContext, screenshot } from "./helpers";
+
+/**
+ * The playground, the approval queue and the runs pages, in a real Chromium against the built
+ * app: live gate decisions, approving from a second page, denying, plan mode, session grants.
+ */
+test.describe.configure({ mode: "serial" });
+
+/** Console errors and failed requests fail the test (the browser's own favicon request aside). */
+function watchConsole(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/favicon|Failed to load resource/.test(m.text())) errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("response", (r) => {
+    if (r.status() >= 400 && !r.url().includes("favicon")) errors.push(`${r.status()} ${r.url()}`);
+  });
+  return errors;
+}
+
+async function openPlayground(page: Page) {
+  await page.goto("/playground");
+  await expect(page.getByRole("heading", { name: "Playground" })).toBeVisible();
+  await expect(page.locator(".monaco-editor .view-lines")).toBeVisible({ timeout: 20_000 });
+}
+
+/** Loads an example into the editor and picks the mode. */
+async function prepare(page: Page, example: string, mode: "plan" | "default" | "auto") {
+  await page.getByLabel("Examples", { exact: true }).selectOption({ label: example });
+  await expect(page.locator(".monaco-editor .view-lines")).toContainText(/Read|Refusal|Chart|Calculate/);
+  await page.getByLabel("Mode", { exact: true }).selectOption(mode);
+}
+
+function row(page: Page, capability: string): Locator {
+  return page.getByTestId("timeline").locator(`li[data-capability="${capability}"]`).last();
+}
+
+/** The approval id the playground shows for a waiting call (from its "Open in queue" link). */
+async function waitingApprovalId(page: Page, capability: string): Promise<string> {
+  const link = row(page, capability).getByRole("link", { name: "Open in queue" });
+  await expect(link).toBeVisible();
+  const href = (await link.getAttribute("href")) ?? "";
+  return href.split("#")[1] ?? "";
+}
+
+let second: { context: BrowserContext; page: Page };
+
+test.beforeAll(async ({ browser }) => {
+  second = await adminContext(browser);
+});
+test.afterAll(async () => {
+  await second.context.close();
+});
+
+test("[PLAYGROUND]: the editor completes toolstore imports and argument names", async ({ browser }) => {
+  const { page, context } = await adminContext(browser);
+  const errors = watchConsole(page);
+  // The last code is kept per user on the server: seed it, then open the editor on it.
+  const lines = [
+    'import { save } from "toolstore/assets";',
+    'import {  } from "toolstore/store";',
+    "save({  });",
+  ];
+  const saved = await page.evaluate(async (code) => {
+    const res = await fetch("/api/trpc/playground.save", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-toolstore-csrf": "1" },
+      body: JSON.stringify({ code, mode: "default" }),
+    });
+    return res.ok;
+  }, lines.join("\n"));
+  expect(saved).toBe(true);
+  await openPlayground(page);
+  await expect(page.locator(".monaco-editor .view-lines")).toContainText(/import\s\{\s+\}\sfrom/);
+  await page.locator(".monaco-editor .view-lines").click();
+  const suggest = page.locator(".suggest-widget.visible");
+
+  // Inside the braces of the store import: the module's exports.
+  await page.keyboard.press("ControlOrMeta+Home");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("End");
+  for (let i = 0; i < ' } from "toolstore/store";'.length; i++) await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("Control+Space");
+  await expect(suggest).toContainText("search");
+  await expect(suggest).toContainText("execute");
+  await page.keyboard.press("Escape");
+
+  // Inside the argument object of save(): the names from its input schema.
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("End");
+  for (let i = 0; i < " });".length; i++) await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("Control+Space");
+  await expect(suggest).toContainText("data_base64");
+  await expect(suggest).toContainText("name");
+  // Not full-page: resizing the viewport would close the suggestion list.
+  await page.screenshot({ path: "test-results/screens/playground-completions.png" });
+  await page.keyboard.press("Escape");
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+test("[PLAYGROUND]: a read runs, a write waits and is approved from the queue on a second page", async ({
+  browser,
+}) => {
+  const { page, context } = await adminContext(browser);
+  const errors = watchConsole(page);
+  await openPlayground(page);
+  await prepare(page, "Read, then write (asks for approval)", "default");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+
+  await expect(row(page, "store.list").getByTestId("decision")).toHaveText("allowed");
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("waiting…");
+  await expect(page.getByTestId("run-status")).toContainText("waiting for approval: assets.save");
+  const approvalId = await waitingApprovalId(page, "assets.save");
+  await screenshot(page, "playground-waiting");
+
+  // The queue on another page shows the request live, with its snapshot and who asked.
+  const queue = second.page;
+  await queue.goto("/approvals");
+  const card = queue.locator(`[id="${approvalId}"]`);
+  await expect(card).toBeVisible({ timeout: 5_000 });
+  await expect(card).toContainText("assets.save");
+  await expect(card).toContainText("write");
+  await expect(card).toContainText(`${ADMIN.username} (playground)`);
+  await expect(card).toContainText("toolstore-mark");
+  await expect(card.getByRole("button", { name: "show all" })).toBeVisible();
+  await expect(card).toContainText(/expires in \d:\d\d/);
+  await expect(queue.getByTestId("approvals-badge")).toHaveText(/^1/);
+  await screenshot(queue, "approvals-pending");
+  await card.getByRole("button", { name: "Allow once" }).click();
+  await expect(queue.locator(`[id="${approvalId}"]`)).toHaveCount(1); // now in the history table
+  await expect(queue.getByTestId("approval-history")).toContainText("allowed once");
+
+  // Back in the playground: both decisions, the result and the image.
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("allowed");
+  await expect(row(page, "assets.save")).toContainText(`approved once by ${ADMIN.displayName}`);
+  await expect(row(page, "store.list").getByTestId("decision")).toHaveText("allowed");
+  await expect(page.getByTestId("run-status")).toContainText("ok");
+  await expect(page.getByTestId("pane-result")).toContainText("saved");
+  await page.getByRole("tab", { name: /Logs/ }).click();
+  await expect(page.getByTestId("pane-logs")).toContainText("modules mounted");
+  await page.getByRole("tab", { name: /Images/ }).click();
+  const img = page.getByTestId("pane-images").locator("img");
+  await expect(img).toBeVisible();
+  await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(64);
+  await screenshot(page, "playground-finished");
+  await screenshot(queue, "approvals-history");
+
+  // The run page tells the same story from the stored records.
+  await page.getByRole("link", { name: "Open run" }).click();
+  await expect(page.getByRole("heading", { name: /Read, then write/ })).toBeVisible();
+  await expect(row(page, "store.list").getByTestId("decision")).toHaveText("allowed");
+  await expect(row(page, "assets.save")).toContainText(`approved once by ${ADMIN.displayName}`);
+  await expect(page.locator(".code-view")).toContainText('import { save } from "toolstore/assets";');
+  await page.getByRole("tab", { name: /Images/ }).click();
+  await expect(page.getByTestId("pane-images").locator("img")).toBeVisible();
+  await screenshot(page, "run-detail");
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+test("[APPROVALS]: D on the focused card denies; the action sees permission_denied", async ({ browser }) => {
+  const { page, context } = await adminContext(browser);
+  await openPlayground(page);
+  await prepare(page, "Handle a refusal (deny or plan mode)", "default");
+  await page.keyboard.press("ControlOrMeta+Enter");
+  const approvalId = await waitingApprovalId(page, "assets.save");
+
+  const queue = second.page;
+  await queue.goto(`/approvals#${approvalId}`);
+  const card = queue.locator(`[id="${approvalId}"]`);
+  await expect(card).toBeFocused();
+  await expect(card).toHaveClass(/flash/);
+  await queue.keyboard.press("d");
+  await expect(queue.getByTestId("approval-history").locator(`[id="${approvalId}"]`)).toContainText("denied");
+
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("denied");
+  await expect(row(page, "assets.save")).toContainText(`denied by ${ADMIN.displayName}`);
+  await expect(page.getByTestId("pane-result")).toContainText("permission_denied");
+  await screenshot(page, "playground-denied");
+  await context.close();
+});
+
+test("[PLAYGROUND]: plan mode blocks the write without asking", async ({ browser }) => {
+  const { page, context } = await adminContext(browser);
+  await openPlayground(page);
+  await prepare(page, "Read, then write (asks for approval)", "plan");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await expect(row(page, "store.list").getByTestId("decision")).toHaveText("allowed");
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("blocked");
+  await expect(page.getByTestId("run-status")).toContainText("threw");
+  await expect(page.getByTestId("pane-error")).toContainText("blocked_in_plan_mode");
+  await screenshot(page, "playground-plan-blocked");
+  await context.close();
+});
+
+test("[APPROVALS]: allow for session inline, then revoke the session's grants in one action", async ({
+  browser,
+}) => {
+  const { page, context } = await adminContext(browser);
+  await openPlayground(page);
+  await prepare(page, "Read, then write (asks for approval)", "default");
+  const run = page.getByRole("button", { name: "Run", exact: true });
+
+  await run.click();
+  await row(page, "assets.save").getByRole("button", { name: "Allow for session" }).click();
+  await expect(row(page, "assets.save")).toContainText("approved for this session");
+  await expect(page.getByTestId("run-status")).toContainText("ok");
+
+  // The grant covers the next call of this session: no question asked.
+  await run.click();
+  await expect(page.getByTestId("run-status")).toContainText("ok");
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("allowed");
+  await expect(row(page, "assets.save").getByRole("button", { name: "Allow once" })).toHaveCount(0);
+
+  const queue = second.page;
+  await queue.goto("/approvals");
+  const grants = queue.getByRole("region", { name: "Session grants" });
+  await expect(grants).toContainText(`${ADMIN.username} (playground)`);
+  await expect(grants).toContainText("assets.save");
+  await screenshot(queue, "approvals-grants");
+  await grants
+    .getByRole("button", { name: /Revoke session grants/ })
+    .first()
+    .click();
+  await expect(grants).toContainText("No session grants");
+
+  // Revoked: the same call asks again.
+  await run.click();
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("waiting…");
+  await row(page, "assets.save").getByRole("button", { name: "Deny" }).click();
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("denied");
+  await context.close();
+});
+
+test("[RUNS]: history filters by surface, status and capability", async ({ browser }) => {
+  const { page, context } = await adminContext(browser);
+  await page.goto("/runs");
+  const table = page.getByRole("table", { name: "Runs" });
+  await expect(table).toContainText("Read, then write");
+  await expect(table).toContainText("playground");
+  await screenshot(page, "runs");
+
+  await page.getByLabel("Status").selectOption("error");
+  await expect(page).toHaveURL(/status=error/);
+  await expect(table.locator("tbody tr").first()).toContainText("threw");
+  await expect(table.locator("tbody tr").filter({ hasText: /\bok\b/ })).toHaveCount(0);
+  await expect(table).toContainText("plan");
+
+  await page.goto("/runs?capability=store.list");
+  await expect(table.locator("tbody tr")).not.toHaveCount(0);
+  await page.goto("/runs?capability=assets.*&status=ok");
+  await expect(table).toContainText("Read, then write");
+
+  await page.goto("/runs?surface=mcp");
+  await expect(page.getByText("No runs match these filters")).toBeVisible();
+  await page.getByRole("link", { name: "Clear the filters" }).click();
+  await expect(table).toBeVisible();
+
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "Recent runs" })).toBeVisible();
+  await screenshot(page, "dashboard-activity");
+  await context.close();
+});
+
+test("[THEME]: the playground and the queue in the dark theme", async ({ browser }) => {
+  const { page, context } = await adminContext(browser);
+  await page.addInitScript(() => localStorage.setItem("toolstore-theme", "dark"));
+  await openPlayground(page);
+  await prepare(page, "Read, then write (asks for approval)", "default");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("waiting…");
+  await screenshot(page, "playground-dark");
+  await page.goto("/approvals");
+  await expect(page.getByTestId("approval-card").first()).toBeVisible();
+  await screenshot(page, "approvals-dark");
+  await page.getByTestId("approval-card").first().focus();
+  await page.keyboard.press("d");
+  await expect(page.getByText("No pending approvals")).toBeVisible();
+  await context.close();
+});

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { countPendingApprovals, listApprovalQueue, revokeSessionGrants } from "../../services/approval-queue";
+import { getEngine } from "../../services/engine";
+import { approverProcedure, router, viewerProcedure } from "../trpc";
+
+export const approvalsRouter = router({
+  /** Pending requests, the decided history and active session grants. */
+  queue: viewerProcedure.query(({ ctx }) => listApprovalQueue(ctx.db)),
+
+  pendingCount: viewerProcedure.query(({ ctx }) => countPendingApprovals(ctx.db)),
+
+  /** Allow once, allow for the session, or deny; CONFLICT when it was already decided or expired. */
+  decide: approverProcedure
+    .input(z.object({ approvalId: z.string().min(1), answer: z.enum(["once", "session", "deny"]) }))
+    .mutation(async ({ ctx, input }) => {
+      const record = await (await getEngine()).approvals.decide({
+        approvalId: input.approvalId,
+        answer: input.answer,
+        decidedBy: { userId: ctx.user.id, label: ctx.user.displayName },
+      });
+      return { id: record.id, status: record.status, scope: record.scope };
+    }),
+
+  revokeSessionGrants: approverProcedure
+    .input(z.object({ sessionId: z.string().min(1) }))
+    .mutation(({ ctx, input }) => revokeSessionGrants(ctx.db, input.sessionId, ctx.user)),
+});

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { getEngine } from "../../services/engine";
+import {
+  cancelPlaygroundRun,
+  getPlaygroundState,
+  playgroundModules,
+  playgroundRunSchema,
+  playgroundStateSchema,
+  savePlaygroundState,
+  startPlaygroundRun,
+} from "../../services/playground";
+import { approverProcedure, router, viewerProcedure } from "../trpc";
+
+export const playgroundRouter = router({
+  /** Mounted modules and the editor's TypeScript declarations for them. */
+  modules: viewerProcedure.query(async ({ ctx }) => playgroundModules(await getEngine(), ctx.user)),
+
+  /** The user's last code and mode, or null before the first save. */
+  state: viewerProcedure.query(({ ctx }) => getPlaygroundState(ctx.db, ctx.user.id)),
+
+  save: viewerProcedure
+    .input(playgroundStateSchema)
+    .mutation(({ ctx, input }) => savePlaygroundState(ctx.db, ctx.user.id, input)),
+
+  /** Starts the action; follow it with runs.watch({ runId, afterSeq }). */
+  run: approverProcedure
+    .input(playgroundRunSchema)
+    .mutation(async ({ ctx, input }) => startPlaygroundRun(ctx.db, await getEngine(), ctx.user, input)),
+
+  cancel: approverProcedure
+    .input(z.object({ runId: z.string().min(1) }))
+    .mutation(({ ctx, input }) => cancelPlaygroundRun(ctx.user, input.runId)),
+});
