@@ -20,8 +20,10 @@ test("[TOOLSETS]: an empty store says what to do; Sync publishes the examples", 
     await expect(page.getByText("npm run toolstore -- publish-toolset toolsets/calculator")).toBeVisible();
     await screenshot(page, "toolsets-empty");
   }
+  await expect(page.getByText("Loading toolsets…")).toHaveCount(0);
   await page.getByRole("button", { name: "Sync from folder" }).click();
-  await expect(page.getByRole("status")).toContainText("toolsets from");
+  // Sync type-checks every folder; on a loaded 2-core machine that takes a while.
+  await expect(page.getByRole("status")).toContainText("toolsets from", { timeout: 60_000 });
   const list = page.getByRole("list", { name: "Toolsets" });
   await expect(list.getByRole("link", { name: /calculator/ })).toBeVisible();
   await expect(list.getByRole("link", { name: /weather/ })).toBeVisible();

@@ -2,7 +2,6 @@ import type { Metadata } from "next";
 import { hasRole, requireUser } from "../../../_lib/session";
 import { ToolsetDetail } from "./toolset-detail";
 import "../../../_styles/admin-pages.css";
-import "../../workbench.css";
 
 export const dynamic = "force-dynamic";
 

@@ -280,6 +280,10 @@ export function ToolsetDetail({
                         </a>
                       ),
                       img: ({ alt }) => <span className="muted">[image: {alt}]</span>,
+                      // The page has its own h1: the document's headings sit one level below.
+                      h1: ({ children }) => <h2 className="md-h1">{children}</h2>,
+                      h2: ({ children }) => <h3 className="md-h2">{children}</h3>,
+                      h3: ({ children }) => <h4 className="md-h3">{children}</h4>,
                     }}
                   >
                     {t.doc}

@@ -31,9 +31,9 @@ export function VersionsList({
   versions: Version[];
   current: number | null;
 }) {
-  const [open, setOpen] = useState<number | null>(
-    versions.length > 1 ? (versions[0]?.version ?? null) : null,
-  );
+  // Until the user picks one, the newest version shows what it changed.
+  const [picked, setOpen] = useState<number | null | undefined>(undefined);
+  const open = picked === undefined ? (versions.length > 1 ? (versions[0]?.version ?? null) : null) : picked;
   const [compare, setCompare] = useState<{ from: number; to: number } | null>(null);
   const [from, setFrom] = useState(versions[versions.length - 1]?.version ?? 1);
   const [to, setTo] = useState(versions[0]?.version ?? 1);
