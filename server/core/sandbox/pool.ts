@@ -194,19 +194,22 @@ function findWorkerEntry(explicit?: string): string {
   return found;
 }
 
+/** tsx's ESM API, which lets the worker load worker-main.ts. Bundlers mangle some of these lookups. */
 function findTsxApi(): string {
   try {
     const resolved = import.meta.resolve?.("tsx/esm/api");
     if (resolved) return resolved;
   } catch {
-    // Not supported here (some test runners); try the package folder.
+    // Not supported here (some test runners, bundles); try the package folder.
   }
   try {
     const pkg = createRequire(import.meta.url).resolve("tsx/package.json");
     return pathToFileURL(join(dirname(pkg), "dist/esm/api/index.mjs")).href;
   } catch {
-    return "tsx/esm/api";
+    // Bundled: fall through to the project's node_modules.
   }
+  const local = resolvePath(process.cwd(), "node_modules/tsx/dist/esm/api/index.mjs");
+  return existsSync(local) ? pathToFileURL(local).href : "tsx/esm/api";
 }
 
 function encodeReply(reply: HostCallReply): { ok: boolean; json: string } {
