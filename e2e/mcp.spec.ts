@@ -48,7 +48,7 @@ test("[MCP]: an execute_code call waits, is approved in the console's queue, and
   await screenshot(page, "approvals-mcp");
   await card.getByRole("button", { name: /Allow once/ }).click();
 
-  const result = (await call) as {
+  const result = (await call) as unknown as {
     structuredContent: { ok: boolean; result: { asset_id: string }; calls: { decision: string }[] };
   };
   expect(result.structuredContent.ok).toBe(true);
