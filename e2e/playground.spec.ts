@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
-import { ADMIN, adminContext, screenshot } from "./helpers";
+import { ADMIN, adminContext, screenshot, signIn } from "./helpers";
 
 /**
  * The playground, the approval queue and the runs pages, in a real Chromium against the built
@@ -108,19 +108,21 @@ test("[PLAYGROUND]: a read runs, a write waits and is approved from the queue on
   const errors = watchConsole(page);
   await openPlayground(page);
   await prepare(page, "Read, then write (asks for approval)", "default");
+  // The queue is already open on another page: the request must appear there without a reload.
+  const queue = second.page;
+  await queue.goto("/approvals");
+  await expect(queue.getByTestId("live-status")).toContainText("live");
   await page.getByRole("button", { name: "Run", exact: true }).click();
 
   await expect(row(page, "store.list").getByTestId("decision")).toHaveText("allowed");
   await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("waiting…");
-  await expect(page.getByTestId("run-status")).toContainText("waiting for approval: assets.save");
   const approvalId = await waitingApprovalId(page, "assets.save");
+  const card = queue.locator(`[id="${approvalId}"]`);
+  await expect(card).toBeVisible({ timeout: 1_000 });
+  await expect(page.getByTestId("run-status")).toContainText("waiting for approval: assets.save");
   await screenshot(page, "playground-waiting");
 
-  // The queue on another page shows the request live, with its snapshot and who asked.
-  const queue = second.page;
-  await queue.goto("/approvals");
-  const card = queue.locator(`[id="${approvalId}"]`);
-  await expect(card).toBeVisible({ timeout: 5_000 });
+  // The card: what exactly, who asked, until when.
   await expect(card).toContainText("assets.save");
   await expect(card).toContainText("write");
   await expect(card).toContainText(`${ADMIN.username} (playground)`);
@@ -263,6 +265,110 @@ test("[RUNS]: history filters by surface, status and capability", async ({ brows
   await expect(page.getByRole("heading", { name: "Recent runs" })).toBeVisible();
   await screenshot(page, "dashboard-activity");
   await context.close();
+});
+
+test("[RUNS]: a running run's page follows it live and its waiting call can be answered there", async ({
+  browser,
+}) => {
+  const { page, context } = await adminContext(browser);
+  await openPlayground(page);
+  await prepare(page, "Read, then write (asks for approval)", "default");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  const approvalId = await waitingApprovalId(page, "assets.save");
+
+  // From the queue card to the run it belongs to.
+  const other = second.page;
+  await other.goto("/approvals");
+  await other.locator(`[id="${approvalId}"]`).getByRole("link", { name: /^run / }).click();
+  await expect(other.getByRole("heading", { name: /Read, then write/ })).toBeVisible();
+  await expect(other.getByRole("progressbar", { name: "Run in progress" })).toBeVisible();
+  await expect(row(other, "assets.save").getByTestId("decision")).toHaveText("waiting…");
+  await screenshot(other, "run-detail-waiting");
+  await row(other, "assets.save").getByRole("button", { name: "Allow once" }).click();
+
+  await expect(row(other, "assets.save").getByTestId("decision")).toHaveText("allowed");
+  await expect(other.getByRole("progressbar")).toHaveCount(0);
+  await expect(other.getByTestId("pane-result")).toContainText("saved");
+  await expect(page.getByTestId("run-status")).toContainText("ok");
+  await context.close();
+});
+
+test("[PLAYGROUND]: Cancel stops a run that waits; its request leaves the queue", async ({ browser }) => {
+  const { page, context } = await adminContext(browser);
+  await openPlayground(page);
+  await prepare(page, "Read, then write (asks for approval)", "default");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  const approvalId = await waitingApprovalId(page, "assets.save");
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByTestId("run-status")).toContainText("internal");
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("expired");
+  await expect(page.getByTestId("pane-error")).toContainText("cancelled");
+  await expect(page.getByRole("button", { name: "Run", exact: true })).toBeEnabled();
+  const queue = second.page;
+  await queue.goto("/approvals");
+  await expect(queue.getByTestId("approval-history").locator(`[id="${approvalId}"]`)).toContainText(
+    "expired",
+  );
+  await context.close();
+});
+
+test("[PLAYGROUND]: a toolset draws a chart in auto mode and it shows under Images", async ({ browser }) => {
+  const { page, context } = await adminContext(browser);
+  await openPlayground(page);
+  await prepare(page, "Draw a chart and keep it as an image", "auto");
+  await page.keyboard.press("ControlOrMeta+Enter");
+  await expect(page.getByTestId("run-status")).toContainText("ok", { timeout: 20_000 });
+  await expect(row(page, "chart.bar_chart").getByTestId("decision")).toHaveText("allowed");
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("allowed");
+  await page.getByRole("tab", { name: /Images/ }).click();
+  const img = page.getByTestId("pane-images").locator("img");
+  await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(640);
+  await screenshot(page, "playground-chart");
+  await context.close();
+});
+
+test("[ROLES]: a viewer sees the queue read-only and cannot run or answer", async ({ browser }) => {
+  const admin = await adminContext(browser);
+  await admin.page.goto("/settings/users");
+  await admin.page.getByLabel("Username").fill("vera");
+  await admin.page.getByLabel("Display name").fill("Vera Viewer");
+  await admin.page.getByLabel("Initial password").fill("viewer-password-2");
+  await admin.page.getByRole("button", { name: "Add user" }).click();
+  await expect(admin.page.getByRole("cell", { name: "vera", exact: true })).toBeVisible();
+  await openPlayground(admin.page);
+  await prepare(admin.page, "Read, then write (asks for approval)", "default");
+  await admin.page.getByRole("button", { name: "Run", exact: true }).click();
+  const approvalId = await waitingApprovalId(admin.page, "assets.save");
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, "vera", "viewer-password-2");
+  await page.goto("/approvals");
+  const card = page.locator(`[id="${approvalId}"]`);
+  await expect(card).toContainText("Read only: answering needs the approver role.");
+  await expect(card.getByRole("button", { name: "Allow once" })).toHaveCount(0);
+  await card.focus();
+  await page.keyboard.press("a");
+  await expect(card).toBeVisible();
+  // The procedure checks the role too, not only the page.
+  const status = await page.evaluate(async (id) => {
+    const res = await fetch("/api/trpc/approvals.decide", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-toolstore-csrf": "1" },
+      body: JSON.stringify({ approvalId: id, answer: "once" }),
+    });
+    return res.status;
+  }, approvalId);
+  expect(status).toBe(403);
+  await screenshot(page, "approvals-viewer");
+  await page.goto("/playground");
+  await expect(page.getByText("running actions needs the approver role")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Run", exact: true })).toBeDisabled();
+  await context.close();
+
+  await row(admin.page, "assets.save").getByRole("button", { name: "Deny" }).click();
+  await expect(row(admin.page, "assets.save").getByTestId("decision")).toHaveText("denied");
+  await admin.context.close();
 });
 
 test("[THEME]: the playground and the queue in the dark theme", async ({ browser }) => {

@@ -218,9 +218,17 @@ export async function getRunDetail(db: Db, id: string) {
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,
     durationMs: run.durationMs,
-    timeline: buildTimeline(run.decisions, run.approvals),
+    timeline: closeWaitingRows(buildTimeline(run.decisions, run.approvals), run.status !== "running"),
     images: run.images,
   };
+}
+
+/** A finished run can no longer be answered: its unanswered requests show as expired. */
+function closeWaitingRows(rows: TimelineRow[], finished: boolean): TimelineRow[] {
+  if (!finished) return rows;
+  return rows.map((r) =>
+    r.state === "waiting" ? { ...r, state: "expired", reason: "the run ended before anyone answered" } : r,
+  );
 }
 
 /** Decisions in order; an approval with no decision yet (still waiting, or expired) gets its own row. */

@@ -133,7 +133,7 @@ function Pane({ tab, envelope }: { tab: Tab; envelope: ObservationEnvelope }) {
 
 export function ImageGrid({ images }: { images: { asset_id: string; width: number; height: number }[] }) {
   return (
-    <div className="images">
+    <div className={images.length === 1 ? "images images-1" : "images"}>
       {images.map((img, i) => (
         <figure key={img.asset_id} className="image">
           <a href={`/api/assets/${img.asset_id}`} target="_blank" rel="noreferrer">

@@ -17,6 +17,14 @@ function update(rows: TimelineRow[], index: number, patch: Partial<TimelineRow>)
   return next;
 }
 
+/** When the run is over nothing can be answered any more: a call still shown as waiting was not. */
+export function closeWaiting(rows: TimelineRow[]): TimelineRow[] {
+  if (!rows.some((r) => r.state === "waiting")) return rows;
+  return rows.map((r) =>
+    r.state === "waiting" ? { ...r, state: "expired", reason: "the run ended before anyone answered" } : r,
+  );
+}
+
 /** Applies one engine event of the run; unknown events leave the rows as they are. */
 export function applyRunEvent(rows: TimelineRow[], type: string, raw: unknown, seq: number): TimelineRow[] {
   const p = (raw ?? {}) as Payload;

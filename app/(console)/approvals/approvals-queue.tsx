@@ -81,10 +81,14 @@ export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDeci
       <div className="page-head">
         <div>
           <h1>Approvals</h1>
-          <p>
-            Calls that wait for a human. Focus a card (Tab, or J/K) and press <kbd>A</kbd> allow once,{" "}
-            <kbd>S</kbd> allow for session, <kbd>D</kbd> deny.
-          </p>
+          {canDecide ? (
+            <p>
+              Calls that wait for a human. Focus a card (Tab, or J/K) and press <kbd>A</kbd> allow once,{" "}
+              <kbd>S</kbd> allow for session, <kbd>D</kbd> deny.
+            </p>
+          ) : (
+            <p>Calls that wait for a human. You can watch the queue; approvers answer it.</p>
+          )}
         </div>
         <span className="muted row" data-testid="live-status">
           <span className={`live-dot ${connected ? "" : "off"}`} aria-hidden />{" "}
@@ -182,8 +186,14 @@ function History({ rows, target }: { rows: ApprovalView[]; target: string | null
                 )}
               </td>
               <td className="muted">
-                {a.decidedBy ? `${a.decidedBy}, ` : ""}
-                <RelativeTime value={a.decidedAt ?? a.expiresAt} />
+                {a.decidedAt ? (
+                  <>
+                    {a.decidedBy ? `${a.decidedBy}, ` : ""}
+                    <RelativeTime value={a.decidedAt} />
+                  </>
+                ) : (
+                  "nobody answered"
+                )}
               </td>
               <td>
                 <details>

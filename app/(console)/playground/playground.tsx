@@ -9,7 +9,7 @@ import { useTRPC } from "@/app/_lib/trpc";
 import type { ObservationEnvelope } from "@/server/core/actions/envelope";
 import { OutputPanes } from "../_run/output-panes";
 import { Timeline } from "../_run/timeline";
-import { applyRunEvent, type TimelineRow } from "../_run/timeline-model";
+import { applyRunEvent, closeWaiting, type TimelineRow } from "../_run/timeline-model";
 import type { CodeEditorHandle } from "./code-editor";
 import { EXAMPLES } from "./examples";
 import { ModuleList } from "./module-list";
@@ -64,6 +64,7 @@ export function Playground({
     trpc.runs.watch.subscriptionOptions(target ?? skipToken, {
       onData: ({ data: item }) => {
         if (item.kind === "finished") {
+          setRows(closeWaiting);
           setEnvelope(item.envelope);
           setPhase("finished");
           return;
