@@ -144,6 +144,25 @@ test("[TOOLSETS]: Try it runs a read binding through the gate from a schema form
   await expect(result).toContainText("CAPABILITY_FAILED");
 });
 
+test("[TOOLSETS]: Try it on a write binding is blocked in plan mode and waits for approval in default mode", async ({
+  browser,
+}) => {
+  const page = await asAdmin(browser);
+  await page.goto("/toolsets/webhook#try");
+  await page.getByLabel(/^event/).fill("build.requested");
+  await page.getByLabel("Mode").selectOption("plan");
+  await page.getByRole("button", { name: /^Run/ }).click();
+  const result = page.getByTestId("try-result");
+  await expect(result).toContainText("blocked");
+  await expect(result).toContainText("GATE_BLOCKED_PLAN");
+
+  await page.getByLabel("Mode").selectOption("default");
+  await page.getByRole("button", { name: /^Run/ }).click();
+  await expect(page.getByTestId("try-waiting")).toContainText("Waiting for approval");
+  await expect(page.getByTestId("try-waiting")).toContainText(/expires in \d:\d\d/);
+  await screenshot(page, "toolset-try-waiting");
+});
+
 test("[TOOLSETS]: a secret is masked and never sent back to the browser", async ({ browser }) => {
   const page = await asAdmin(browser);
   const secret = "hook-secret-value-9d1f";

@@ -228,13 +228,20 @@ function CreateKey({ onCreated }: { onCreated: (key: FreshKey) => void }) {
         </label>
         <label>
           Mode
-          <select value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
+          <select
+            value={mode}
+            onChange={(e) => setMode(e.target.value as Mode)}
+            aria-describedby="key-mode-help"
+          >
             {MODES.map((m) => (
               <option key={m} value={m}>
-                {m} — {MODE_HELP[m]}
+                {m}
               </option>
             ))}
           </select>
+          <span className="field-hint" id="key-mode-help">
+            {MODE_HELP[mode]}
+          </span>
         </label>
         <fieldset className="box">
           <legend>Mounted modules</legend>

@@ -55,8 +55,7 @@ export function DefaultModeCard({ canEdit }: { canEdit: boolean }) {
               }}
             />
             <span>
-              <strong>{m}</strong>
-              <span className="small muted">{ABOUT[m]}</span>
+              <strong>{m}</strong> <span className="small muted">{ABOUT[m]}</span>
             </span>
           </label>
         ))}

@@ -80,7 +80,7 @@ export function TestCall() {
       </p>
       <div className="split-even">
         <form className="stack" onSubmit={submit} aria-label="Sample call">
-          <div className="form-row" style={{ gridTemplateColumns: "minmax(0, 1fr) 140px" }}>
+          <div className="form-row" style={{ gridTemplateColumns: "minmax(0, 1fr) 150px" }}>
             <label>
               Capability
               <select
@@ -111,7 +111,7 @@ export function TestCall() {
                 {MODES.map((m) => (
                   <option key={m} value={m}>
                     {m}
-                    {m === defaultMode.data ? " (default)" : ""}
+                    {m === defaultMode.data ? " · default" : ""}
                   </option>
                 ))}
               </select>

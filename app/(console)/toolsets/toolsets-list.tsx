@@ -7,6 +7,7 @@ import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
 import { useSlashToFocus } from "../../_components/use-slash-to-focus";
 import { useTRPC } from "../../_lib/trpc";
+import { InlineCode } from "./inline-code";
 import { UploadForm } from "./upload-form";
 
 export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
@@ -124,7 +125,7 @@ export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
                   <strong>{t.name}</strong>
                   <span className="pill">{t.version ? `v${t.version}` : "no version"}</span>
                 </span>
-                <p>{t.description || "No description in the header comment of toolset.ts."}</p>
+                <p>{t.description ? <InlineCode text={t.description} /> : "No description in toolset.ts."}</p>
                 <span className="row small">
                   <span className="muted">
                     {t.bindingCount} binding{t.bindingCount === 1 ? "" : "s"}

@@ -7,6 +7,7 @@ import { CategoryBadge } from "../../../_components/category-badge";
 import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
 import { useTRPC } from "../../../_lib/trpc";
+import { InlineCode } from "../inline-code";
 import { PublishError } from "../publish-errors";
 import { UploadForm } from "../upload-form";
 import type { Schema } from "./schema-form";
@@ -117,7 +118,17 @@ export function ToolsetDetail({
               </span>
             )}
           </h1>
-          <p>{t?.description || (t ? "No description in the header comment of toolset.ts." : "Loading…")}</p>
+          <p>
+            {t ? (
+              t.description ? (
+                <InlineCode text={t.description} />
+              ) : (
+                "No description in the header comment of toolset.ts."
+              )
+            ) : (
+              "Loading…"
+            )}
+          </p>
           {t?.contentHash && (
             <p className="small row">
               <span>
@@ -199,7 +210,7 @@ export function ToolsetDetail({
         {!t ? (
           <p className="muted">Loading {name}…</p>
         ) : tab === "overview" ? (
-          <div className="split" style={{ gridTemplateColumns: "minmax(0, 1.15fr) minmax(0, 1fr)" }}>
+          <div className="stack">
             <section className="card" aria-labelledby="bindings-h">
               <h2 id="bindings-h">Bindings</h2>
               {t.bindings.length === 0 ? (
@@ -265,9 +276,9 @@ export function ToolsetDetail({
                 </div>
               )}
             </section>
-            <section className="card" aria-labelledby="doc-h">
-              <h2 id="doc-h" className="visually-hidden">
-                Documentation (doc.md)
+            <section className="card doc-card" aria-labelledby="doc-h">
+              <h2 id="doc-h" className="doc-label">
+                doc.md <span className="field-hint">what agents read about this toolset</span>
               </h2>
               <div className="markdown" data-testid="toolset-doc">
                 {t.doc ? (

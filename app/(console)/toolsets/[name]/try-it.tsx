@@ -2,7 +2,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { CategoryBadge } from "../../../_components/category-badge";
 import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
@@ -57,12 +57,16 @@ export function TryIt({
   const capability = `${toolset}.${bindingName}`;
 
   // While the call runs, show when it waits for a human (same console session, same capability).
+  // The stream stays open on this tab, so a request made right after Run is not missed.
+  const pending = useRef(false);
+  pending.current = run.isPending;
   useSubscription(
     trpc.events.live.subscriptionOptions(
       { types: ["approval.requested"] },
       {
-        enabled: run.isPending,
+        enabled: canRun,
         onData: (tracked) => {
+          if (!pending.current) return;
           const approval = (tracked.data.payload as { approval?: Record<string, unknown> }).approval;
           if (approval?.sessionId === sessionId && approval.capability === capability) {
             setWaiting({ approvalId: String(approval.id), expiresAt: Number(approval.expiresAt) });
@@ -124,7 +128,7 @@ export function TryIt({
             }
           }}
         >
-          <div className="form-row" style={{ gridTemplateColumns: "minmax(0, 1fr) 130px" }}>
+          <div className="form-row" style={{ gridTemplateColumns: "minmax(0, 1fr) 150px" }}>
             <label>
               Binding
               <select value={bindingName} onChange={(e) => pick(e.target.value)}>
@@ -141,7 +145,7 @@ export function TryIt({
                 {MODES.map((m) => (
                   <option key={m} value={m}>
                     {m}
-                    {m === defaultMode.data ? " (default)" : ""}
+                    {m === defaultMode.data ? " · default" : ""}
                   </option>
                 ))}
               </select>
@@ -150,7 +154,11 @@ export function TryIt({
           {binding && (
             <div className="small">
               <code>{binding.signature}</code> <CategoryBadge category={binding.category} />
-              {binding.description && <div className="muted">{binding.description.split("\n")[0]}</div>}
+              {binding.description && (
+                <div className="muted clamp-2" title={binding.description}>
+                  {binding.description}
+                </div>
+              )}
             </div>
           )}
           <div className="tabs" role="tablist" aria-label="Arguments editor" style={{ marginBottom: 0 }}>
