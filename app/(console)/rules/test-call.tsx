@@ -111,7 +111,6 @@ export function TestCall() {
                 {MODES.map((m) => (
                   <option key={m} value={m}>
                     {m}
-                    {m === defaultMode.data ? " · default" : ""}
                   </option>
                 ))}
               </select>

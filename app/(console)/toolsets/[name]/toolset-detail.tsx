@@ -224,7 +224,9 @@ export function ToolsetDetail({
                   <table className="dense">
                     <thead>
                       <tr>
-                        <th scope="col">Binding</th>
+                        <th scope="col" style={{ width: "36%" }}>
+                          Binding
+                        </th>
                         <th scope="col">Parameters</th>
                         <th scope="col">Category</th>
                         <th scope="col">
@@ -237,7 +239,7 @@ export function ToolsetDetail({
                         const cap = categoryOf.get(b.name);
                         return (
                           <tr key={b.name} data-testid={`binding-${b.name}`}>
-                            <td style={{ minWidth: 170 }}>
+                            <td>
                               <code>{b.name}</code>
                               <div className="small muted clamp-3" title={b.description}>
                                 {b.description}

@@ -145,7 +145,6 @@ export function TryIt({
                 {MODES.map((m) => (
                   <option key={m} value={m}>
                     {m}
-                    {m === defaultMode.data ? " · default" : ""}
                   </option>
                 ))}
               </select>
