@@ -3,11 +3,14 @@
  * TOOLSTORE_TEST_POSTGRES_URL names a server (CI sets it); otherwise says in one line why not.
  */
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { completeSetup, createSession, issueSetupToken, sessionUser } from "../services/auth";
+import { startServerEngine } from "../services/engine";
 import { createEventBus } from "../services/events";
+import { syncToolsetsFolder } from "../services/toolsets";
 import { deployMigrations, diffMigrationsToSchema, migrationStatus } from "./migrate";
 import { parseDatabaseUrl, pgConfigFromUrl } from "./provider";
 
@@ -76,5 +79,58 @@ describe.runIf(!!baseUrl)("PostgreSQL", () => {
     await done;
     bus.close();
     expect(received).toEqual(["a", "b"]);
+  });
+
+  it("runs actions through the engine: toolsets, the gate, approvals and the audit trail", async () => {
+    const sync = await syncToolsetsFolder(db, path.resolve("toolsets"));
+    expect(sync.failed).toEqual([]);
+    const engine = await startServerEngine({ db, approvalTtlMs: 30_000 });
+    try {
+      const user = await db.user.findFirstOrThrow({ select: { id: true } });
+      const session = {
+        id: "pg-session",
+        userId: user.id,
+        surface: "cli" as const,
+        mode: "default" as const,
+        mountedModules: ["*"],
+        actorLabel: "pg test",
+      };
+      const read = await engine.run({
+        session,
+        code: `import { evaluate } from "toolstore/calculator";
+               export default async function () { return await evaluate({ expression: "3*3" }); }`,
+      });
+      expect(read.envelope.ok).toBe(true);
+      expect(JSON.stringify(read.envelope.result)).toContain("9");
+
+      const asked = engine.run({
+        session,
+        code: `import { save } from "toolstore/assets";
+               export default async function () { try { await save({ data_base64: "iVBORw0KGgo=" }); } catch (e) { return e.error; } }`,
+      });
+      let approvalId: string | undefined;
+      for (let i = 0; i < 100 && !approvalId; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        approvalId = (await db.approval.findFirst({ where: { status: "pending" }, select: { id: true } }))
+          ?.id;
+      }
+      await engine.approvals.decide({
+        approvalId: approvalId as string,
+        answer: "deny",
+        decidedBy: { userId: user.id, label: "pg" },
+      });
+      expect((await asked).envelope.result).toBe("permission_denied");
+      const decisions = await db.gateDecisionRecord.findMany({
+        select: { capability: true, decision: true },
+      });
+      expect(decisions).toEqual(
+        expect.arrayContaining([
+          { capability: "calculator.evaluate", decision: "allow" },
+          { capability: "assets.save", decision: "deny" },
+        ]),
+      );
+    } finally {
+      await engine.shutdown();
+    }
   });
 });
