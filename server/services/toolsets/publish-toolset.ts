@@ -15,6 +15,7 @@ import {
   type CompiledToolset,
   capabilityName,
   compileToolset,
+  computeContentHash,
   diffToolsetVersions,
   formatToolsetDiff,
   readToolsetFolder,
@@ -99,7 +100,39 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
 }
 
+/**
+ * The current version when the files are byte-for-byte what it was built from (by content hash),
+ * so an unchanged folder skips the parse and type check entirely (sync at every start).
+ */
+async function unchangedVersion(db: Db, input: PublishInput): Promise<PublishResult | null> {
+  const folder = input.dir ? readToolsetFolder(input.dir) : undefined;
+  const name = input.name ?? folder?.name;
+  const files = folder?.files ?? input.files;
+  if (!name || files?.doc === undefined || files.source === undefined) return null;
+  const hash = computeContentHash({ doc: files.doc, source: files.source });
+  const row = await db.toolset.findUnique({ where: { name }, select: { currentVersionId: true } });
+  const current = row?.currentVersionId
+    ? await db.toolsetVersion.findUnique({
+        where: { id: row.currentVersionId },
+        select: { version: true, contentHash: true },
+      })
+    : null;
+  if (!current || current.contentHash !== hash) return null;
+  return {
+    status: "unchanged",
+    name,
+    version: current.version,
+    contentHash: current.contentHash,
+    changes: [],
+    warnings: [],
+    pendingCategories: [],
+    message: `${name} is already at v${current.version} (hash ${shortHash(current.contentHash)}); nothing published`,
+  };
+}
+
 export async function publishToolset(db: Db, input: PublishInput): Promise<PublishResult> {
+  const unchanged = await unchangedVersion(db, input);
+  if (unchanged) return unchanged;
   const compiled = compileInput(input);
   try {
     return await publishCompiled(db, compiled, input);
