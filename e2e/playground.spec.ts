@@ -74,7 +74,11 @@ test("[PLAYGROUND]: the editor completes toolstore imports and argument names", 
   expect(saved).toBe(true);
   await openPlayground(page);
   await expect(page.locator(".monaco-editor .view-lines")).toContainText(/import\s\{\s+\}\sfrom/);
-  await page.locator(".monaco-editor .view-lines").click();
+  // Click the first line near its start (the middle of a wide editor would scroll it sideways).
+  await page
+    .locator(".monaco-editor .view-line")
+    .first()
+    .click({ position: { x: 5, y: 5 } });
   const suggest = page.locator(".suggest-widget.visible");
 
   // Inside the braces of the store import: the module's exports.
@@ -95,6 +99,7 @@ test("[PLAYGROUND]: the editor completes toolstore imports and argument names", 
   await expect(suggest).toContainText("data_base64");
   await expect(suggest).toContainText("name");
   // Not full-page: resizing the viewport would close the suggestion list.
+  await page.waitForTimeout(400);
   await page.screenshot({ path: "test-results/screens/playground-completions.png" });
   await page.keyboard.press("Escape");
   expect(errors).toEqual([]);
@@ -247,7 +252,7 @@ test("[RUNS]: history filters by surface, status and capability", async ({ brows
 
   await page.getByLabel("Status").selectOption("error");
   await expect(page).toHaveURL(/status=error/);
-  await expect(table.locator("tbody tr").first()).toContainText("threw");
+  await expect(table).toContainText("threw");
   await expect(table.locator("tbody tr").filter({ hasText: /\bok\b/ })).toHaveCount(0);
   await expect(table).toContainText("plan");
 
@@ -256,7 +261,10 @@ test("[RUNS]: history filters by surface, status and capability", async ({ brows
   await page.goto("/runs?capability=assets.*&status=ok");
   await expect(table).toContainText("Read, then write");
 
-  await page.goto("/runs?surface=mcp");
+  await page.goto("/runs?surface=playground");
+  await expect(table.locator("tbody tr").filter({ hasNotText: "playground" })).toHaveCount(0);
+
+  await page.goto("/runs?surface=cli&capability=no.such_capability");
   await expect(page.getByText("No runs match these filters")).toBeVisible();
   await page.getByRole("link", { name: "Clear the filters" }).click();
   await expect(table).toBeVisible();
