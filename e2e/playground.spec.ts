@@ -386,12 +386,15 @@ test("[THEME]: the playground and the queue in the dark theme", async ({ browser
   await prepare(page, "Read, then write (asks for approval)", "default");
   await page.getByRole("button", { name: "Run", exact: true }).click();
   await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("waiting…");
+  const approvalId = await waitingApprovalId(page, "assets.save");
   await screenshot(page, "playground-dark");
   await page.goto("/approvals");
-  await expect(page.getByTestId("approval-card").first()).toBeVisible();
+  const card = page.locator(`[id="${approvalId}"]`);
+  await expect(card).toBeVisible();
+  await expect(page.getByTestId("live-status")).toContainText("live");
   await screenshot(page, "approvals-dark");
-  await page.getByTestId("approval-card").first().focus();
+  await card.focus();
   await page.keyboard.press("d");
-  await expect(page.getByText("No pending approvals")).toBeVisible();
+  await expect(page.getByTestId("approval-history").locator(`[id="${approvalId}"]`)).toContainText("denied");
   await context.close();
 });
