@@ -29,7 +29,9 @@ async function openPlayground(page: Page) {
 /** Loads an example into the editor and picks the mode. */
 async function prepare(page: Page, example: string, mode: "plan" | "default" | "auto") {
   await page.getByLabel("Examples", { exact: true }).selectOption({ label: example });
-  await expect(page.locator(".monaco-editor .view-lines")).toContainText(/Read|Refusal|Chart|Calculate/);
+  await expect(page.locator(".monaco-editor .view-lines")).toContainText(
+    /read,\sthen\swrite|refusal|bar\schart|calculate/i,
+  );
   await page.getByLabel("Mode", { exact: true }).selectOption(mode);
 }
 

@@ -30,18 +30,23 @@ function describeEvent(type: string, payload: unknown): string {
 }
 
 /** Every event as it happens, across instances (SSE). */
-export function LiveFeed() {
+export function LiveFeed({ since }: { since?: number } = {}) {
   const trpc = useTRPC();
   const [items, setItems] = useState<FeedItem[]>([]);
+  // `since` replays the last few events so the feed is not empty on arrival; only the first value
+  // counts (a page refresh must not restart the subscription).
+  const [from] = useState(since);
   const sub = useSubscription(
-    trpc.events.live.subscriptionOptions(undefined, {
+    trpc.events.live.subscriptionOptions(from === undefined ? undefined : { lastEventId: String(from) }, {
       onData: (tracked) => {
         const e = tracked.data;
         setItems((prev) =>
-          [{ seq: e.seq, type: e.type, text: describeEvent(e.type, e.payload), at: e.at }, ...prev].slice(
-            0,
-            30,
-          ),
+          prev.some((i) => i.seq === e.seq)
+            ? prev
+            : [{ seq: e.seq, type: e.type, text: describeEvent(e.type, e.payload), at: e.at }, ...prev].slice(
+                0,
+                30,
+              ),
         );
       },
     }),

@@ -5,6 +5,7 @@ import { Countdown } from "@/app/_components/countdown";
 import { RelativeTime } from "@/app/_components/relative-time";
 import { getDb } from "@/server/db";
 import { dashboardSummary } from "@/server/services/dashboard";
+import { latestEventSeq } from "@/server/services/run-watch";
 import { LiveFeed } from "./live-feed";
 import { RunsLive } from "./runs/runs-live";
 import { StatusPill } from "./runs/status-pill";
@@ -22,7 +23,11 @@ const REFRESH_ON = [
 ];
 
 export default async function DashboardPage() {
-  const { counts, recentRuns, pending } = await dashboardSummary(getDb());
+  const db = getDb();
+  const [{ counts, recentRuns, pending }, latestSeq] = await Promise.all([
+    dashboardSummary(db),
+    latestEventSeq(db),
+  ]);
   const stats = [
     {
       label: "Pending approvals",
@@ -131,7 +136,7 @@ export default async function DashboardPage() {
           )}
         </section>
       </div>
-      <LiveFeed />
+      <LiveFeed since={Math.max(0, latestSeq - 12)} />
     </>
   );
 }

@@ -17,7 +17,8 @@ export const EXAMPLES: Example[] = [
     id: "read-then-write",
     title: "Read, then write (asks for approval)",
     modules: ["store", "assets"],
-    code: `// Read, then write: list the toolsets, then save an image
+    code: `// Read, then write
+// Lists the mounted modules (read), then saves an image (write).
 import { list } from "toolstore/store";
 import { save } from "toolstore/assets";
 
@@ -36,7 +37,8 @@ export default async function () {
     id: "chart",
     title: "Draw a chart and keep it as an image",
     modules: ["chart", "assets"],
-    code: `// Chart: draw a bar chart, then save it so it shows under Images
+    code: `// Bar chart
+// Draws a chart with the chart toolset, then saves it so it shows under Images.
 import { bar_chart } from "toolstore/chart";
 import { save } from "toolstore/assets";
 
@@ -55,7 +57,8 @@ export default async function () {
     id: "calculate",
     title: "Calculate and convert (read only, runs in plan mode)",
     modules: ["calculator", "units"],
-    code: `// Calculate and convert: read-only calls run in every mode
+    code: `// Calculate and convert
+// Read-only calls: they run in every mode, plan included.
 import { evaluate, statistics } from "toolstore/calculator";
 import { convert } from "toolstore/units";
 
@@ -71,7 +74,8 @@ export default async function () {
     id: "discover",
     title: "Discover toolsets and read their docs",
     modules: ["store"],
-    code: `// Discover: what can this session import, and how is it documented?
+    code: `// Discover toolsets
+// What can this session import, and how is it documented?
 import { list, info } from "toolstore/store";
 
 export default async function () {
@@ -88,7 +92,8 @@ export default async function () {
     id: "refusal",
     title: "Handle a refusal (deny or plan mode)",
     modules: ["assets"],
-    code: `// Refusal: a denied or blocked call throws an error the action can catch
+    code: `// Handle a refusal
+// A denied or blocked call throws an error the action can catch.
 import { save } from "toolstore/assets";
 
 export default async function () {
@@ -107,7 +112,8 @@ export default async function () {
     id: "lisp",
     title: "Run a Lisp program (execute, asks)",
     modules: ["lisp"],
-    code: `// Lisp: the execute category asks before running code
+    code: `// Lisp program
+// The execute category asks before running code.
 import { run } from "toolstore/lisp";
 
 export default async function () {
@@ -122,7 +128,8 @@ export default async function () {
     id: "weather",
     title: "Weather in Oslo (external, asks)",
     modules: ["weather"],
-    code: `// Weather: external calls reach the internet and ask first
+    code: `// Weather in Oslo
+// External calls reach the internet and ask first.
 import { find_place, current_weather } from "toolstore/weather";
 
 export default async function () {
