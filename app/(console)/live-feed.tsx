@@ -22,7 +22,10 @@ function describeEvent(type: string, payload: unknown): string {
     return `${String(p.capability)} → ${String(p.decision)}${p.reason ? ` (${String(p.reason)})` : ""}`;
   if (type === "run.finished")
     return `${p.ok ? "ok" : String(p.errorKind ?? "error")} in ${String(p.durationMs)} ms`;
-  if (type === "grants.revoked") return `${String(p.count)} session grants revoked by ${String(p.by)}`;
+  if (type === "grants.revoked")
+    return `${String(p.count)} session grant${p.count === 1 ? "" : "s"} revoked by ${String(p.by)}`;
+  if (type === "call.finished")
+    return `${String(p.capability)} ${p.ok ? "returned" : "failed"} after ${String(p.ms)} ms`;
   if (typeof p.capability === "string")
     return `${p.capability}${p.decision ? ` → ${String(p.decision)}` : ""}`;
   if (typeof p.title === "string" && p.title) return p.title;
