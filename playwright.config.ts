@@ -20,6 +20,11 @@ const dbFile = path.resolve(`.data/e2e-${E2E_PORT}.db`);
 
 export default defineConfig({
   testDir: "e2e",
+  // The foundation spec starts from an empty database (first-run setup); everything else after it.
+  projects: [
+    { name: "first-run", testMatch: /foundation\.spec\.ts/ },
+    { name: "console", testIgnore: /foundation\.spec\.ts/, dependencies: ["first-run"] },
+  ],
   fullyParallel: false,
   workers: 1,
   timeout: 60_000,
