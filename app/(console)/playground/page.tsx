@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { getDb } from "@/server/db";
 import { getPlaygroundState } from "@/server/services/playground";
+import { getDefaultMode } from "@/server/services/policy-rules";
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";
 import { DEFAULT_CODE } from "./examples";
@@ -11,11 +12,12 @@ export const metadata: Metadata = { title: "Playground" };
 
 export default async function PlaygroundPage() {
   const user = await requireUser();
-  const saved = await getPlaygroundState(getDb(), user.id);
+  const db = getDb();
+  const saved = await getPlaygroundState(db, user.id);
   return (
     <Playground
       initialCode={saved?.code || DEFAULT_CODE}
-      initialMode={saved?.mode ?? "default"}
+      initialMode={saved?.mode ?? (await getDefaultMode(db))}
       canRun={user.role !== "viewer"}
     />
   );
