@@ -112,10 +112,7 @@ afterAll(async () => {
 
 describe("MCP over Streamable HTTP", () => {
   it("[MCP]: lists exactly two tools, with the contract and the mounted signatures in the description", async () => {
-    const { client } = await connect(
-      urlOf(0),
-      await key("default", () => userId, ["calculator", "assets"]),
-    );
+    const { client } = await connect(urlOf(0), await key("default", () => userId, ["calculator", "assets"]));
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["execute_code", "view_image"]);
     const description = tools.find((t) => t.name === "execute_code")?.description ?? "";
@@ -375,14 +372,7 @@ describe("independent clients", () => {
   it("[MCP]: the MCP Inspector's CLI lists the tools and calls execute_code", async () => {
     const apiKey = await key("default");
     const cli = path.resolve("node_modules/@modelcontextprotocol/inspector-cli/build/index.js");
-    const common = [
-      cli,
-      urlOf(0),
-      "--transport",
-      "http",
-      "--header",
-      `Authorization: Bearer ${apiKey}`,
-    ];
+    const common = [cli, urlOf(0), "--transport", "http", "--header", `Authorization: Bearer ${apiKey}`];
     // The CLI finds its own package.json relative to the working directory (a packaging quirk).
     const cwd = path.dirname(cli);
     const list = await execFileAsync(process.execPath, [...common, "--method", "tools/list"], { cwd });
