@@ -14,24 +14,28 @@ export type Db = PrismaClient;
 
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
+/**
+ * Sets the connection's pragmas before Prisma sends its first query (the adapter keeps one
+ * connection per client): WAL lets readers and the writer overlap; FULL makes a committed
+ * decision survive a power cut; foreign keys make the schema's cascades real.
+ */
+class TunedSqlite extends PrismaBetterSqlite3 {
+  override async connect() {
+    const adapter = await super.connect();
+    await adapter.executeScript(
+      "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
+    );
+    return adapter;
+  }
+}
+
 export function createDb(target: DbTarget): Db {
   if (target.provider === "postgresql") {
     return new PgPrismaClient({ adapter: new PrismaPg(pgConfigFromUrl(target.url)) }) as unknown as Db;
   }
-  const db = new PrismaClient({
-    adapter: new PrismaBetterSqlite3({ url: target.url, timeout: SQLITE_BUSY_TIMEOUT_MS }),
+  return new PrismaClient({
+    adapter: new TunedSqlite({ url: target.url, timeout: SQLITE_BUSY_TIMEOUT_MS }),
   });
-  // The adapter keeps one connection per client, so these hold for every later query. They are
-  // queued first, so they run before anything else. WAL lets readers and the writer overlap;
-  // FULL makes a committed decision survive a power cut.
-  void db
-    .$queryRawUnsafe("PRAGMA journal_mode = WAL")
-    .then(() => db.$executeRawUnsafe("PRAGMA synchronous = FULL"))
-    .then(() => db.$executeRawUnsafe("PRAGMA foreign_keys = ON"))
-    .catch((error: unknown) => {
-      console.error(`sqlite: could not set pragmas: ${error instanceof Error ? error.message : error}`);
-    });
-  return db;
 }
 
 const holder = globalThis as typeof globalThis & { __toolstoreDb?: Db; __toolstoreDbTarget?: DbTarget };

@@ -33,6 +33,8 @@ describe("SQLite migrations (WASM schema engine)", () => {
     const [sync] = await db.$queryRawUnsafe<{ synchronous: bigint }[]>("PRAGMA synchronous");
     expect(journal?.journal_mode).toBe("wal");
     expect(Number(sync?.synchronous)).toBe(2);
+    const [fk] = await db.$queryRawUnsafe<{ foreign_keys: bigint }[]>("PRAGMA foreign_keys");
+    expect(Number(fk?.foreign_keys)).toBe(1);
     await db.$disconnect();
     const again = createDb(target);
     expect(await again.user.count({ where: { username: "kept" } })).toBe(1);
