@@ -142,6 +142,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
       });
     }
     await server.connect(transport);
+    // A client that goes away cancels its call: closing the transport aborts the tool handler,
+    // which cancels the run, and the run's pending approvals expire instead of lingering.
+    req.signal.addEventListener("abort", () => void transport.close().catch(() => {}), { once: true });
     return transport.handleRequest(req, { parsedBody });
   };
 }

@@ -431,3 +431,42 @@ describe("independent clients", () => {
     expect((out as { stderr: string }).stderr).toContain("keys create --name");
   }, 60_000);
 });
+
+describe("cancellation", () => {
+  it("[MCP]: a client that disconnects while its call waits cancels the run; the request expires", async () => {
+    const apiKey = await key("default");
+    const { client } = await connect(urlOf(0), apiKey);
+    const call = client
+      .callTool(
+        {
+          name: "execute_code",
+          arguments: {
+            code: `import { save } from "toolstore/assets";
+                   export default async function () { return await save({ data_base64: "iVBORw0KGgo=", name: "cancel-me" }); }`,
+          },
+        },
+        undefined,
+        { timeout: 60_000 },
+      )
+      .catch(() => "closed");
+    let approvalId: string | undefined;
+    for (let i = 0; i < 100 && !approvalId; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      approvalId = (
+        await db.approval.findFirst({
+          where: { status: "pending", apiKeyId: { not: null } },
+          orderBy: { createdAt: "desc" },
+        })
+      )?.id;
+    }
+    expect(approvalId).toBeTruthy();
+    await client.close(); // the HTTP connection goes away, as when an agent process dies
+    expect(await call).toBe("closed");
+    let status = "pending";
+    for (let i = 0; i < 50 && status === "pending"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await db.approval.findUnique({ where: { id: approvalId as string } }))?.status ?? "missing";
+    }
+    expect(status).toBe("expired");
+  });
+});

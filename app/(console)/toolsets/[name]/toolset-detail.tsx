@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import Markdown from "react-markdown";
+import remarkGfm from "remark-gfm";
 import { CategoryBadge } from "../../../_components/category-badge";
 import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
@@ -286,6 +287,7 @@ export function ToolsetDetail({
                 {t.doc ? (
                   <Markdown
                     skipHtml
+                    remarkPlugins={[remarkGfm]}
                     components={{
                       a: ({ href, children }) => (
                         <a href={href} target="_blank" rel="noopener noreferrer nofollow">
