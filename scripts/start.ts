@@ -59,7 +59,7 @@ async function main() {
     writeBuildStamp(root);
   }
 
-  const setupToken = await issueSetupToken(db, process.env.TOOLSTORE_SETUP_TOKEN);
+  const setupToken = await issueSetupToken(db, env.TOOLSTORE_SETUP_TOKEN);
   await db.$disconnect();
 
   const url = publicUrl(env);

@@ -27,6 +27,8 @@ const envSchema = z.object({
   TOOLSTORE_ALLOWED_ORIGINS: csv,
   /** Hosts the built-in toolstore/http module may fetch (comma separated). */
   TOOLSTORE_HTTP_ALLOWED_HOSTS: csv,
+  /** Choose the first-run setup token (automated installs, the e2e suite); random otherwise. */
+  TOOLSTORE_SETUP_TOKEN: z.string().min(16, "use at least 16 characters").optional(),
   /** API key used by `npm run toolstore -- mcp` (stdio). */
   TOOLSTORE_API_KEY: z.string().optional(),
   /** Default wall-clock deadline of an action in ms. */
