@@ -23,6 +23,12 @@ export interface EventBus {
 
 const POLL_MS = 150;
 const KEEP_MS = 24 * 60 * 60 * 1000;
+/**
+ * PostgreSQL hands out sequence numbers at insert and makes rows visible at commit, so seq 8 can
+ * be readable while seq 7's transaction is still open. A tail that moved past 7 would never see
+ * it: hold at a gap this long before treating it as a rolled-back insert.
+ */
+const GAP_WAIT_MS = 1_000;
 
 export function createEventBus(db: Db, options: { pollMs?: number } = {}): EventBus {
   const emitter = new EventEmitter();
@@ -33,6 +39,7 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
   let lastPrune = 0;
+  let gapSince: number | undefined;
 
   async function latestSeq(): Promise<number> {
     const row = await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
@@ -50,6 +57,11 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
         take: 500,
       });
       for (const row of rows) {
+        if (row.seq !== lastSeq + 1) {
+          gapSince ??= Date.now();
+          if (Date.now() - gapSince < GAP_WAIT_MS) break;
+        }
+        gapSince = undefined;
         lastSeq = row.seq;
         emitter.emit("event", toLive(row));
       }
@@ -78,6 +90,7 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
       clearInterval(timer);
       timer = undefined;
       lastSeq = -1;
+      gapSince = undefined;
     }
   }
 

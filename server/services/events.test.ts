@@ -1,0 +1,52 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, type Db } from "../db";
+import { deployMigrations } from "../db/migrate";
+import { createEventBus, type EventBus } from "./events";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-events-"));
+let db: Db;
+let bus: EventBus;
+
+beforeAll(async () => {
+  const target = { provider: "sqlite" as const, url: path.join(dir, "e.db") };
+  await deployMigrations(target);
+  db = createDb(target);
+  bus = createEventBus(db, { pollMs: 20 });
+});
+afterAll(async () => {
+  bus.close();
+  await db.$disconnect();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("event outbox tail", () => {
+  it("holds at a gap until the earlier row commits, keeps order, and gives up on a gap that never fills", async () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const done = (async () => {
+      for await (const e of bus.subscribe({ signal: controller.signal })) seen.push(e.type);
+    })();
+    await sleep(100);
+    const first = await bus.publish("a", null);
+    // A later row becomes visible before an earlier one (as with two PostgreSQL transactions).
+    await db.event.create({ data: { seq: first.seq + 2, type: "c", payload: "null" } });
+    await sleep(300);
+    expect(seen).toEqual(["a"]);
+    await db.event.create({ data: { seq: first.seq + 1, type: "b", payload: "null" } });
+    await sleep(200);
+    expect(seen).toEqual(["a", "b", "c"]);
+    // A sequence number that never commits (a rolled-back insert) delays the tail by about a second.
+    await db.event.create({ data: { seq: first.seq + 4, type: "e", payload: "null" } });
+    await sleep(300);
+    expect(seen).toEqual(["a", "b", "c"]);
+    await sleep(1_200);
+    expect(seen).toEqual(["a", "b", "c", "e"]);
+    controller.abort();
+    await done;
+  });
+});
