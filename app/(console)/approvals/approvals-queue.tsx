@@ -50,17 +50,22 @@ export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDeci
   const list = useRef<HTMLDivElement>(null);
   const answeredIndex = useRef<number | null>(null);
 
-  // Scroll the linked card into view and give it focus, once it exists.
+  // Scroll the linked card into view and give it focus, once it exists. The list re-renders as
+  // live data arrives; if that drops the focus to the page body, put it back on the linked card.
+  const pendingIds = data.pending.map((p) => p.id).join(",");
+  const focusedTarget = useRef<string | null>(null);
   useEffect(() => {
-    if (!target) return;
+    if (!target || !pendingIds.includes(target)) return;
     const el = document.getElementById(target);
-    if (!el) return;
-    el.scrollIntoView({ block: "center" });
-    if (el.tabIndex >= 0) el.focus({ preventScroll: true });
-  }, [target]);
+    if (!el || el.tabIndex < 0) return;
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (focusedTarget.current === target && !lost) return;
+    if (focusedTarget.current !== target) el.scrollIntoView({ block: "center" });
+    el.focus({ preventScroll: true });
+    focusedTarget.current = target;
+  }, [target, pendingIds]);
 
   // After a keyboard answer, keep the focus in the queue: the card that took the answered one's place.
-  const pendingIds = data.pending.map((p) => p.id).join(",");
   useEffect(() => {
     const index = answeredIndex.current;
     if (index === null || !pendingIds) return;
