@@ -6,9 +6,11 @@
  *    latency of the others.
  * In-memory ports, so the numbers are the engine's own cost, not the database's.
  */
+
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { QuickJSHandle } from "quickjs-emscripten-core";
 import { createEngine, type Engine } from "../server/core/actions/engine";
+import { builtinModules } from "../server/core/capabilities/builtins";
 import type { EngineEvent } from "../server/core/gate/ports";
 import { loadCappedQuickJS } from "../server/core/sandbox/quickjs-module";
 import { createCanaryModule, sessionInMode } from "../server/core/testing/fixtures";
@@ -78,7 +80,7 @@ async function wholePathVsBare(): Promise<BenchReport> {
   const engine = createEngine({
     ports: createMemoryPorts({ keepEvents: false }),
     instanceId: "bench",
-    extraModules: [createCanaryModule()],
+    modules: [builtinModules(), () => [createCanaryModule()]],
     poolOptions: { workers: 2 },
   });
   await engine.pool.warm();
@@ -163,7 +165,7 @@ async function hundredWaiting(): Promise<BenchReport> {
   const engine = createEngine({
     ports,
     instanceId: "bench",
-    extraModules: [createCanaryModule()],
+    modules: [builtinModules(), () => [createCanaryModule()]],
     poolOptions: { workers: 2 },
   });
   await engine.pool.warm();

@@ -75,7 +75,7 @@ async function mcpThroughput(): Promise<BenchReport> {
     data: { username: "bench", displayName: "B", role: "admin", passwordHash: "x" },
   });
   await syncToolsetsFolder(db, path.resolve("toolsets"));
-  const engine = await startServerEngine({ db, ports: createPrismaPorts(db, () => bus) });
+  const engine = await startServerEngine({ db, ports: createPrismaPorts(db) });
   const backend = createMcpBackend({ db, engine: async () => engine, publicUrl: "http://bench" });
   const ours = await serveFetchHandler(
     createMcpHttpHandler({

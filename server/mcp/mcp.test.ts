@@ -86,7 +86,7 @@ beforeAll(async () => {
   ).id;
   const sync = await syncToolsetsFolder(db, path.resolve("toolsets"));
   expect(sync.failed).toEqual([]);
-  engine = await startServerEngine({ db, ports: createPrismaPorts(db, () => bus), approvalTtlMs: 60_000 });
+  engine = await startServerEngine({ db, ports: createPrismaPorts(db), approvalTtlMs: 60_000 });
   const backend = createMcpBackend({ db, engine: async () => engine, publicUrl: "http://console.test" });
   const options = {
     db,

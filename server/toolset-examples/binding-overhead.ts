@@ -9,7 +9,9 @@
  *           gate, audit (in-memory ports), then the pool.
  * Exported as `benchmarks` in the bench harness shape; bench/run.ts picks up bench/*.bench.ts.
  */
+
 import { createEngine } from "../core/actions/engine";
+import { builtinModules } from "../core/capabilities/builtins";
 import { createSandboxPool } from "../core/sandbox/pool";
 import { loadCappedQuickJS } from "../core/sandbox/quickjs-module";
 import { sessionInMode } from "../core/testing/fixtures";
@@ -96,15 +98,18 @@ export async function measureBindingOverhead(): Promise<{ title: string; rows: B
     ports: createMemoryPorts({ keepEvents: false }),
     instanceId: "bench",
     pool,
-    extraModules: [
-      buildToolsetModule({
-        toolsetId: "bench",
-        name: "calculator",
-        description: calculator.description,
-        version: calculator,
-        runtime: async () => ({ timeoutMs: 10_000, allowedHosts: [], env: {}, secretValues: [] }),
-        pool: () => pool,
-      }),
+    modules: [
+      builtinModules(),
+      () => [
+        buildToolsetModule({
+          toolsetId: "bench",
+          name: "calculator",
+          description: calculator.description,
+          version: { ...calculator, language: "typescript" },
+          runtime: async () => ({ timeoutMs: 10_000, allowedHosts: [], env: {}, secretValues: [] }),
+          runtimes: () => ({ typescript: pool }),
+        }),
+      ],
     ],
   });
   const session = sessionInMode("auto");

@@ -1,14 +1,19 @@
 /**
- * createEngine — composes the core from ports: registry (built-ins + sources), gate with
- * approvals, sandbox pool, action runner, recovery. The services layer calls it with Prisma-backed
- * ports (server/services/engine); tests call it with in-memory ports (server/core/testing).
+ * createEngine — composes the core from ports: registry (the modules and module sources it is
+ * handed), gate with approvals, sandbox pool, action runner, recovery. It names no module: the
+ * composition root (server/services/engine) passes the built-ins and every source; tests pass
+ * in-memory ports and the modules they need (server/core/testing).
  */
-import { createBuiltinModules } from "../capabilities/builtins";
-import type { HttpModuleOptions } from "../capabilities/builtins/http";
 import { createRegistryCatalog } from "../capabilities/catalog";
-import type { AssetStore, CategoryLookup, ModuleSource, ToolsetCatalog } from "../capabilities/ports";
+import type {
+  AssetStore,
+  CatalogSource,
+  CategoryLookup,
+  ModuleFactory,
+  ModuleSource,
+  ToolsetCatalog,
+} from "../capabilities/ports";
 import { type CapabilityRegistry, createCapabilityRegistry } from "../capabilities/registry";
-import type { CapabilityModule } from "../capabilities/types";
 import { type ApprovalService, createApprovalService } from "../gate/approvals";
 import { createGate, type Gate } from "../gate/gate";
 import type {
@@ -39,15 +44,19 @@ export interface EnginePorts {
 export interface EngineOptions {
   ports: EnginePorts;
   instanceId: string;
-  /** Module sources besides the built-ins (toolsets in the database, MCP servers). More via registry.addSource. */
+  /**
+   * Fixed modules (built-ins, `toolstore/skills`, test canaries), built once with the engine's
+   * catalog and asset store. Validated at construction: a bad one throws.
+   */
+  modules: ModuleFactory[];
+  /** Modules whose set changes at run time (toolsets, MCP servers). Closed by close(). */
   sources?: ModuleSource[];
+  /** Entries of `store.list`/`search`/`info` beside the registry's modules (skills). */
+  catalogSources?: CatalogSource[];
   /** Effective categories from the database. */
   categories?: CategoryLookup;
-  /** Catalog for `toolstore/store`; default: read from the registry (module.doc is the documentation). */
+  /** Catalog for `toolstore/store`; default: the registry's modules plus `catalogSources`. */
   catalog?: ToolsetCatalog;
-  /** Extra modules (tests, canaries) registered like built-ins. */
-  extraModules?: CapabilityModule[];
-  http?: HttpModuleOptions;
   /** A pool to share; otherwise one is created with `poolOptions` (and closed by close()). */
   pool?: SandboxPool;
   poolOptions?: SandboxPoolOptions;
@@ -81,12 +90,10 @@ export function createEngine(options: EngineOptions): Engine {
     createRegistryCatalog(() => {
       if (!registry) throw new Error("registry not ready");
       return registry;
-    });
+    }, options.catalogSources);
+  const context = { catalog, assets: ports.assets };
   registry = createCapabilityRegistry({
-    builtins: [
-      ...createBuiltinModules({ catalog, assets: ports.assets, http: options.http ?? { allowedHosts: [] } }),
-      ...(options.extraModules ?? []),
-    ],
+    builtins: options.modules.flatMap((factory) => factory(context)),
     ...(options.sources ? { sources: options.sources } : {}),
     ...(options.categories ? { categories: options.categories } : {}),
     ...(options.registryCacheMs === undefined ? {} : { cacheMs: options.registryCacheMs }),
@@ -129,6 +136,7 @@ export function createEngine(options: EngineOptions): Engine {
         ...(isInstanceAlive ? { isInstanceAlive } : {}),
       }),
     async close() {
+      await Promise.allSettled((options.sources ?? []).map((s) => s.close?.()));
       if (ownPool) await pool.close();
     },
   };

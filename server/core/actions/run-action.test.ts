@@ -2,7 +2,9 @@
  * actions.run through the real sandbox pool: the envelope, the gate as the guest sees it,
  * TOCTOU, parity with direct calls, and approval waits that do not count against the deadline.
  */
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { builtinModules } from "../capabilities/builtins";
 import type { Session } from "../capabilities/types";
 import type { ApprovalAnswer } from "../gate/approvals";
 import type { EngineEvent } from "../gate/ports";
@@ -25,7 +27,13 @@ let engine: Engine;
 beforeEach(() => {
   ports = createMemoryPorts();
   canary = createCanaryModule();
-  engine = createEngine({ ports, instanceId: "inst-1", extraModules: [canary], pool, approvalPollMs: 20 });
+  engine = createEngine({
+    ports,
+    instanceId: "inst-1",
+    modules: [builtinModules(), () => [canary]],
+    pool,
+    approvalPollMs: 20,
+  });
 });
 
 function answerWith(script: (capability: string) => ApprovalAnswer | "wait", delayMs = 0) {

@@ -2,12 +2,14 @@
  * run.invoke through direct calls (no sandbox): the gate decides, every decision is recorded,
  * and a refusal never runs the impl.
  */
+
 import { afterEach, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../actions/engine";
 import type { AppError } from "../errors";
 import type { PolicyRule } from "../gate/rules";
 import { createCanaryModule, createScriptedApprover, sessionInMode, testSession } from "../testing/fixtures";
 import { createMemoryPorts, type MemoryPorts } from "../testing/memory-ports";
+import { builtinModules } from "./builtins";
 
 let engine: Engine | undefined;
 afterEach(async () => {
@@ -22,7 +24,7 @@ function setup(options: { rules?: PolicyRule[]; ttlMs?: number } = {}) {
   engine = createEngine({
     ports,
     instanceId: "test",
-    extraModules: [canary],
+    modules: [builtinModules(), () => [canary]],
     approvalPollMs: 10,
     ...(options.ttlMs ? { approvalTtlMs: options.ttlMs } : {}),
   });

@@ -13,7 +13,7 @@ import {
   type CapabilityModule,
   type CapabilitySpec,
   type Category,
-  type ModuleSource as ModuleSourceKind,
+  type ModuleKind,
   type Session,
 } from "./types";
 import { assertSchemaCompiles } from "./validate";
@@ -28,13 +28,13 @@ export interface ResolvedCapability {
   declaredCategory: Category;
   impl: CapabilityImpl;
   versionHash: string;
-  source: ModuleSourceKind;
+  source: ModuleKind;
 }
 
 export interface RegisteredModule {
   name: string;
   description: string;
-  source: ModuleSourceKind;
+  source: ModuleKind;
   versionHash: string;
   doc?: string;
   exports: ResolvedCapability[];

@@ -73,14 +73,16 @@ export interface CapabilityExport {
   impl: CapabilityImpl;
 }
 
-export type ModuleSource = "builtin" | "toolset" | "mcp";
+/** Where a module comes from: a built-in platform module, a toolset (TypeScript or Python), an external MCP server. */
+export const MODULE_KINDS = ["builtin", "toolset", "mcp"] as const;
+export type ModuleKind = (typeof MODULE_KINDS)[number];
 
 /** One import specifier `toolstore/<name>` grouping exports. */
 export interface CapabilityModule {
   /** Module name without prefix: `weather` for `toolstore/weather`. */
   name: string;
   description: string;
-  source: ModuleSource;
+  source: ModuleKind;
   /** Content hash of the code behind the module (toolset version hash; builtin version string). */
   versionHash: string;
   exports: CapabilityExport[];

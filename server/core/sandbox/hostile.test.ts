@@ -3,9 +3,11 @@
  * run.invoke) and must end with the right envelope error kind; after each one a normal action
  * still succeeds in the same engine.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../actions/engine";
 import type { ObservationEnvelope } from "../actions/envelope";
+import { builtinModules } from "../capabilities/builtins";
 import { createCanaryModule, testSession } from "../testing/fixtures";
 import { createMemoryPorts } from "../testing/memory-ports";
 
@@ -315,7 +317,7 @@ describe("hostile actions are contained", () => {
     engine = createEngine({
       ports: createMemoryPorts({ keepEvents: false }),
       instanceId: "test",
-      extraModules: [createCanaryModule()],
+      modules: [builtinModules(), () => [createCanaryModule()]],
       poolOptions: { workers: 2, watchdogGraceMs: 200 },
     });
     await engine.pool.warm();

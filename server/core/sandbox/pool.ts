@@ -34,12 +34,12 @@ import { availableParallelism } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { createAllowlistFetch, type HostFetch, type HostFetchRequest, isHostAllowed } from "./host-fetch";
+import type { BindingResult, BindingRuntime, RunBindingRequest } from "./binding-runtime";
+import { createAllowlistFetch, type HostFetchRequest, isHostAllowed } from "./host-fetch";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import {
   type FromWorker,
   type Job,
-  type LogEntry,
   type SandboxError,
   type ToWorker,
   WATCHDOG_ACTION_SLOT,
@@ -82,27 +82,7 @@ export interface SandboxRunResult extends WorkerOutcome {
   durationMs: number;
 }
 
-export interface RunBindingRequest {
-  code: string;
-  exportName: string;
-  args: unknown[];
-  env: Record<string, string>;
-  allowedHosts: string[];
-  timeoutMs: number;
-  fetch?: HostFetch;
-  redact?: string[];
-  limits?: Partial<SandboxLimits>;
-  signal?: AbortSignal;
-}
-
-export type BindingResult =
-  | { ok: true; value: unknown; logs: LogEntry[]; durationMs: number }
-  | {
-      ok: false;
-      error: { kind: SandboxError["kind"]; message: string };
-      logs: LogEntry[];
-      durationMs: number;
-    };
+export type { BindingResult, RunBindingRequest } from "./binding-runtime";
 
 export interface SandboxPoolStats {
   workers: number;
@@ -113,9 +93,10 @@ export interface SandboxPoolStats {
   jobsStarted: number;
 }
 
-export interface SandboxPool {
+/** The QuickJS pool runs actions, and is the binding runtime of TypeScript toolsets. */
+export interface SandboxPool extends BindingRuntime {
+  readonly language: "typescript";
   runAction(request: RunActionRequest): Promise<SandboxRunResult>;
-  runBinding(request: RunBindingRequest): Promise<BindingResult>;
   /** Start the workers now instead of on first use. */
   warm(): Promise<void>;
   stats(): SandboxPoolStats;
@@ -562,6 +543,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   }
 
   return {
+    language: "typescript",
     runAction,
     runBinding,
     async warm() {

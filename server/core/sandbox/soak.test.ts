@@ -2,10 +2,12 @@
  * 10,000 sequential actions through the whole path (static check, pool, run.invoke, gate) leave
  * memory flat: no runtime, handle, module or listener is kept per action.
  */
+
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
 import { createEngine } from "../actions/engine";
+import { builtinModules } from "../capabilities/builtins";
 import { createCanaryModule, sessionInMode } from "../testing/fixtures";
 import { createMemoryPorts } from "../testing/memory-ports";
 
@@ -18,7 +20,7 @@ describe("memory stays flat", () => {
   const engine = createEngine({
     ports: createMemoryPorts({ keepEvents: false }),
     instanceId: "soak",
-    extraModules: [createCanaryModule()],
+    modules: [builtinModules(), () => [createCanaryModule()]],
     poolOptions: { workers: 1 },
   });
   afterAll(() => engine.close());

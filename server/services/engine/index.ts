@@ -1,17 +1,26 @@
 /**
  * Composition root of the engine for the server: Prisma-backed ports, the sandbox pool, the
- * toolset module source and the database's effective categories, composed by createEngine
+ * modules and module sources, and the database's effective categories, composed by createEngine
  * (server/core/actions/engine.ts). One engine per process, kept on globalThis like the Prisma
- * client. On first use it recovers runs and approvals left by a previous process, then keeps a
- * heartbeat and sweeps expired approvals.
+ * client. On first use it recovers runs and approvals left by a previous process, records the
+ * fixed modules' capabilities, then keeps a heartbeat and sweeps expired approvals.
+ *
+ * The seams for a new kind of capability: a fixed module is a ModuleFactory in `modules`; a set
+ * that changes at run time (rows in the database, external servers) is a ModuleSource in
+ * `sources`; entries for `store.list` that are not modules are a CatalogSource; a toolset
+ * language is a BindingRuntime in `runtimes`. Nothing under server/core changes for any of them.
  */
 
 import type { EnginePorts } from "../../core/actions/engine";
 import { createEngine, type Engine } from "../../core/actions/engine";
+import { builtinModules } from "../../core/capabilities/builtins";
+import type { CatalogSource, ModuleFactory, ModuleSource } from "../../core/capabilities/ports";
 import { systemClock } from "../../core/gate/ports";
+import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
 import { type Db, getDb } from "../../db";
 import { loadEnv } from "../../env";
+import { recordRegistryCapabilities } from "../registry-capabilities";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
 import { HEARTBEAT_MS, heartbeat, isInstanceAlive, newInstanceId, pruneInstances } from "./instances";
@@ -34,10 +43,9 @@ export interface ServerEngine extends Engine {
 
 /**
  * Ports over the database; audit writes of the same tick share one batch transaction. Events go
- * straight into the Event outbox table, which every EventBus tails, so no bus is needed here
- * (`_bus` is accepted for callers written against the first version and not used).
+ * straight into the Event outbox table, which every EventBus tails.
  */
-export function createPrismaPorts(db: Db, _bus?: () => unknown): EnginePorts {
+export function createPrismaPorts(db: Db): EnginePorts {
   const batch = createWriteBatcher(db);
   return {
     rules: createPrismaRuleSource(db),
@@ -59,6 +67,10 @@ export interface ServerEngineOptions {
   actionTimeoutMs?: number;
   approvalTtlMs?: number;
   workers?: number;
+  /** More fixed modules (tests, canaries), beside the built-ins. */
+  extraModules?: ModuleFactory[];
+  /** More module sources, beside the toolsets. */
+  extraSources?: ModuleSource[];
 }
 
 /** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
@@ -66,13 +78,24 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const { db } = options;
   const instanceId = options.instanceId ?? newInstanceId();
   const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
+  const runtimes: BindingRuntimes = { typescript: pool };
+  const modules: ModuleFactory[] = [
+    builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
+    ...(options.extraModules ?? []),
+  ];
+  const sources: ModuleSource[] = [
+    createToolsetModuleSource({ db, runtimes }),
+    ...(options.extraSources ?? []),
+  ];
+  const catalogSources: CatalogSource[] = [];
   const engine = createEngine({
     ports: options.ports ?? createPrismaPorts(db),
     instanceId,
     pool,
-    sources: [createToolsetModuleSource({ db, pool })],
+    modules,
+    sources,
+    catalogSources,
     categories: createCapabilityCategoryLookup(db),
-    http: { allowedHosts: options.httpAllowedHosts ?? [] },
     ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
     ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
   });
@@ -80,6 +103,8 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   await heartbeat(db, instanceId);
   const alive = (id: string) => isInstanceAlive(db, id);
   await engine.recover(alive, { startup: true });
+  // Built-in capabilities have rows from the start, so every page counts and lists the same set.
+  await recordRegistryCapabilities(db, await engine.registry.modules());
 
   let busy = false;
   const timer = setInterval(() => {
@@ -106,6 +131,8 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     instanceId,
     async shutdown() {
       clearInterval(timer);
+      await engine.close();
+      await Promise.allSettled(Object.values(runtimes).map((r) => (r === pool ? undefined : r?.close())));
       await pool.close();
       await db.setting.deleteMany({ where: { key: `instance:${instanceId}` } });
     },

@@ -2,11 +2,13 @@
  * Toolsets through the whole engine: published from the shipped folder into a real database,
  * imported by actions running in the sandbox pool, gated, and called through store.execute.
  */
+
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../core/actions/engine";
+import { builtinModules } from "../../core/capabilities/builtins";
 import { createScriptedApprover, testSession } from "../../core/testing/fixtures";
 import { createMemoryPorts, type MemoryPorts } from "../../core/testing/memory-ports";
 import { createDb, type Db } from "../../db";
@@ -51,7 +53,8 @@ beforeAll(async () => {
   engine = createEngine({
     ports,
     instanceId: "toolsets-test",
-    sources: [createToolsetModuleSource({ db, pool: () => engine.pool })],
+    modules: [builtinModules()],
+    sources: [createToolsetModuleSource({ db, runtimes: () => ({ typescript: engine.pool }) })],
     categories: createCapabilityCategoryLookup(db),
     registryCacheMs: 0,
     approvalPollMs: 10,

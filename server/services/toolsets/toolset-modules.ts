@@ -10,19 +10,24 @@
 import type { CategoryLookup, ModuleSource } from "../../core/capabilities/ports";
 import type { CapabilityExport, CapabilityModule, Category, JsonObject } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
-import type { SandboxPool } from "../../core/sandbox/pool";
+import type { BindingRuntime, BindingRuntimes, ToolsetLanguage } from "../../core/sandbox/binding-runtime";
 import { bindingInvocation, capabilityName, type ToolsetBinding } from "../../core/toolsets";
 import type { Db } from "../../db";
 import { asCategory, parseBindings, parseHosts } from "./rows";
 
 export interface ToolsetModulesOptions {
   db: Db;
-  /** The engine's pool, or a getter when the pool is created after this source. */
-  pool: SandboxPool | (() => SandboxPool);
+  /**
+   * The binding runtime of each toolset language (the QuickJS pool for TypeScript), or a getter
+   * when they are created after this source.
+   */
+  runtimes: BindingRuntimes | (() => BindingRuntimes);
 }
 
 /** The parts of a stored version a module needs. */
 export interface CachedVersion {
+  language: ToolsetLanguage;
+  /** What the runtime runs: compiled JavaScript (typescript) or the source (python). */
   compiledJs: string;
   contentHash: string;
   doc: string;
@@ -66,7 +71,18 @@ export interface ToolsetModuleInput {
   categoryOf?: (wireName: string) => Category | undefined;
   /** Settings read at call time. */
   runtime: () => Promise<ToolsetRuntime>;
-  pool: () => SandboxPool;
+  runtimes: () => BindingRuntimes;
+}
+
+function runtimeFor(input: ToolsetModuleInput): BindingRuntime {
+  const runtime = input.runtimes()[input.version.language];
+  if (!runtime) {
+    throw new AppError(
+      "CONFIG_INVALID",
+      `toolset "${input.name}" is written in ${input.version.language}, and this server has no ${input.version.language} runtime`,
+    );
+  }
+  return runtime;
 }
 
 /** One toolset version as a capability module whose exports run in the sandbox pool. */
@@ -100,7 +116,8 @@ function bindingImpl(
   return async (run, args: JsonObject) => {
     const runtime = await input.runtime();
     const call = bindingInvocation(input.version.compiledJs, binding, args);
-    const result = await input.pool().runBinding({
+    const result = await runtimeFor(input).runBinding({
+      trustDomain: `${input.name}@${input.version.contentHash}`,
       code: call.code,
       exportName: call.exportName,
       args: call.args,
@@ -134,7 +151,7 @@ function bindingImpl(
  */
 export function createToolsetModuleSource(options: ToolsetModulesOptions): ModuleSource {
   const { db } = options;
-  const pool = () => (typeof options.pool === "function" ? options.pool() : options.pool);
+  const runtimes = () => (typeof options.runtimes === "function" ? options.runtimes() : options.runtimes);
   const versions = new Map<string, CachedVersion>();
   return {
     id: "toolsets",
@@ -153,6 +170,7 @@ export function createToolsetModuleSource(options: ToolsetModulesOptions): Modul
         });
         for (const r of rows) {
           versions.set(r.id, {
+            language: "typescript",
             compiledJs: r.compiledJs,
             contentHash: r.contentHash,
             doc: r.doc,
@@ -181,7 +199,7 @@ export function createToolsetModuleSource(options: ToolsetModulesOptions): Modul
               return stored ? asCategory(stored) : undefined;
             },
             runtime: () => loadToolsetRuntime(db, t.id),
-            pool,
+            runtimes,
           }),
         );
       }

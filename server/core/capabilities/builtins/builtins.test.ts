@@ -6,6 +6,7 @@ import { createEngine, type Engine } from "../../actions/engine";
 import { createCanaryModule, testSession } from "../../testing/fixtures";
 import { createMemoryPorts } from "../../testing/memory-ports";
 import { makePng } from "../../testing/png";
+import { builtinModules } from ".";
 import { readPngHeader } from "./assets";
 import { createBuiltinModules } from "./index";
 
@@ -32,7 +33,7 @@ describe("toolstore/assets", () => {
   let ports: ReturnType<typeof createMemoryPorts>;
   beforeAll(() => {
     ports = createMemoryPorts();
-    engine = createEngine({ ports, instanceId: "t" });
+    engine = createEngine({ ports, instanceId: "t", modules: [builtinModules()] });
   });
   afterAll(() => engine.close());
   const session = testSession({ mode: "auto" });
@@ -92,7 +93,7 @@ describe("toolstore/http", () => {
     engine = createEngine({
       ports: createMemoryPorts(),
       instanceId: "t",
-      http: { allowedHosts: ["127.0.0.1"] },
+      modules: [builtinModules({ http: { allowedHosts: ["127.0.0.1"] } })],
     });
     const { value } = await engine.invoke({ session, name: "http.fetch", args: { url: `${base}/a` } });
     expect(value).toMatchObject({ status: 200, ok: true, body: "hello GET /a" });
@@ -102,7 +103,7 @@ describe("toolstore/http", () => {
     engine = createEngine({
       ports: createMemoryPorts(),
       instanceId: "t",
-      http: { allowedHosts: ["localhost"] },
+      modules: [builtinModules({ http: { allowedHosts: ["localhost"] } })],
     });
     await expect(
       engine.invoke({ session, name: "http.fetch", args: { url: `${base}/a` } }),
@@ -113,7 +114,7 @@ describe("toolstore/http", () => {
     engine = createEngine({
       ports: createMemoryPorts(),
       instanceId: "t",
-      http: { allowedHosts: ["127.0.0.1"] },
+      modules: [builtinModules({ http: { allowedHosts: ["127.0.0.1"] } })],
     });
     await expect(
       engine.invoke({ session, name: "http.fetch", args: { url: `${base}/redirect` } }),
@@ -127,7 +128,7 @@ describe("toolstore/http", () => {
     engine = createEngine({
       ports,
       instanceId: "t",
-      http: { allowedHosts: ["127.0.0.1"] },
+      modules: [builtinModules({ http: { allowedHosts: ["127.0.0.1"] } })],
       approvalTtlMs: 30,
     });
     await expect(
@@ -144,7 +145,10 @@ describe("toolstore/store", () => {
     engine = createEngine({
       ports: createMemoryPorts(),
       instanceId: "t",
-      extraModules: [{ ...canary, doc: "# Canary\nFull documentation of the canary toolset." }],
+      modules: [
+        builtinModules(),
+        () => [{ ...canary, doc: "# Canary\nFull documentation of the canary toolset." }],
+      ],
     });
   });
   afterAll(() => engine.close());

@@ -2,7 +2,7 @@
  * The built-in platform modules, composed from their ports. Each export declares its category;
  * builtin-categories.json is the reviewed snapshot (a test compares it).
  */
-import type { AssetStore, ToolsetCatalog } from "../ports";
+import type { AssetStore, ModuleFactory, ToolsetCatalog } from "../ports";
 import type { CapabilityModule } from "../types";
 import { createAssetsModule } from "./assets";
 import { createHttpModule, type HttpModuleOptions } from "./http";
@@ -24,4 +24,17 @@ export function createBuiltinModules(options: BuiltinModulesOptions): Capability
     }),
     createHttpModule(options.http),
   ];
+}
+
+/** The built-ins as a module factory for createEngine (the composition root decides the options). */
+export function builtinModules(
+  options: { http?: HttpModuleOptions; maxImageBytes?: number } = {},
+): ModuleFactory {
+  return ({ catalog, assets }) =>
+    createBuiltinModules({
+      catalog,
+      assets,
+      http: options.http ?? { allowedHosts: [] },
+      ...(options.maxImageBytes === undefined ? {} : { maxImageBytes: options.maxImageBytes }),
+    });
 }
