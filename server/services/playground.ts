@@ -5,11 +5,11 @@
  */
 import { z } from "zod";
 import type { Engine } from "../core/actions/engine";
+import { renderModuleTypings } from "../core/actions/module-typings";
 import { MODES, type Mode, type Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import type { SessionUser } from "./auth";
-import { renderModuleTypings } from "./module-typings";
 import { latestEventSeq } from "./run-watch";
 
 export const MAX_PLAYGROUND_CODE = 100_000;

@@ -102,7 +102,6 @@ export async function measureBindingOverhead(): Promise<{ title: string; rows: B
       builtinModules(),
       () => [
         buildToolsetModule({
-          toolsetId: "bench",
           name: "calculator",
           description: calculator.description,
           version: { ...calculator, language: "typescript" },

@@ -1,10 +1,10 @@
 /**
- * The action contract as agents read it (MCP tool description, playground help, CLI), and a
- * renderer of module signatures from capability specs.
+ * The action contract as agents read it (MCP tool description, playground help, CLI), and the
+ * module signatures that follow it (types from ../capabilities/schema-to-ts, like the editor's).
  */
-import type { RegisteredModule } from "../capabilities/registry";
-import type { JsonSchema } from "../capabilities/types";
+import { argsParameter } from "../capabilities/schema-to-ts";
 import { DEFAULT_LIMITS } from "../sandbox/limits";
+import type { TypingsModule } from "./module-typings";
 
 const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
 
@@ -29,52 +29,13 @@ export const ACTION_CONTRACT = `Write one JavaScript ES module whose default exp
 
 The reply is an envelope: { ok, result?, error?: { kind: "threw"|"timeout"|"out_of_memory"|"refused"|"internal", message }, logs, calls: [{ capability, category, decision, reason?, ms }], images, durationMs }.`;
 
-/** A TypeScript-like rendering of a JSON Schema, for signatures agents read. */
-export function schemaToType(schema: JsonSchema | undefined, depth = 0): string {
-  if (!schema || typeof schema !== "object") return "unknown";
-  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
-  if (schema.const !== undefined) return JSON.stringify(schema.const);
-  const anyOf = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
-  if (Array.isArray(anyOf)) return anyOf.map((s) => schemaToType(s, depth)).join(" | ");
-  const type = schema.type;
-  if (Array.isArray(type)) return type.map((t) => schemaToType({ ...schema, type: t }, depth)).join(" | ");
-  switch (type) {
-    case "string":
-      return "string";
-    case "integer":
-    case "number":
-      return "number";
-    case "boolean":
-      return "boolean";
-    case "null":
-      return "null";
-    case "array": {
-      const item = schemaToType(schema.items as JsonSchema | undefined, depth + 1);
-      return item.includes(" ") ? `(${item})[]` : `${item}[]`;
-    }
-    case "object": {
-      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-      const required = new Set((schema.required ?? []) as string[]);
-      const entries = Object.entries(props);
-      if (entries.length === 0) return schema.additionalProperties === false ? "{}" : "object";
-      if (depth > 3) return "object";
-      const parts = entries.map(
-        ([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${schemaToType(v, depth + 1)}`,
-      );
-      return `{ ${parts.join(", ")} }`;
-    }
-    default:
-      return "unknown";
-  }
-}
-
 /** Signatures of the modules mounted for a key or session, grouped by import specifier. */
-export function renderModuleSignatures(modules: readonly RegisteredModule[]): string {
+export function renderModuleSignatures(modules: readonly TypingsModule[]): string {
   return modules
     .map((m) => {
       const lines = m.exports.map(
         (e) =>
-          `  ${e.exportName}(args: ${schemaToType(e.spec.inputSchema)}) [${e.spec.category}] — ${e.spec.description}`,
+          `  ${e.exportName}(${argsParameter(e.spec.inputSchema)}) [${e.spec.category}] — ${e.spec.description}`,
       );
       return `"toolstore/${m.name}" — ${m.description}\n${lines.join("\n")}`;
     })

@@ -59,7 +59,6 @@ export {
   readToolsetFolder,
 } from "./read-toolset-folder";
 export { TOOLSET_GLOBALS_DTS } from "./runtime-globals";
-export { formatSignature, schemaToTypeText } from "./signature";
 export type {
   CompiledToolset,
   ParsedToolset,

@@ -9,8 +9,8 @@
  *   export async function get_weather(location: string, unit: "c" | "f" = "c") { ... }
  */
 import ts from "typescript";
+import { formatSignature } from "../capabilities/schema-to-ts";
 import { CATEGORIES, type Category } from "../capabilities/types";
-import { formatSignature } from "./signature";
 import {
   createSchemaContext,
   lineOf,

@@ -8,12 +8,12 @@
  * the result, errors and logs. Nothing of a toolset runs in the server process.
  */
 import type { CategoryLookup, ModuleSource } from "../../core/capabilities/ports";
-import type { CapabilityExport, CapabilityModule, Category, JsonObject } from "../../core/capabilities/types";
+import type { CapabilityExport, CapabilityModule, JsonObject } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
 import type { BindingRuntime, BindingRuntimes, ToolsetLanguage } from "../../core/sandbox/binding-runtime";
 import { bindingInvocation, capabilityName, type ToolsetBinding } from "../../core/toolsets";
 import type { Db } from "../../db";
-import { asCategory, parseBindings, parseHosts } from "./rows";
+import { parseBindings, parseHosts } from "./rows";
 
 export interface ToolsetModulesOptions {
   db: Db;
@@ -63,12 +63,9 @@ export async function loadToolsetRuntime(db: Db, toolsetId: string): Promise<Too
 }
 
 export interface ToolsetModuleInput {
-  toolsetId: string;
   name: string;
   description: string;
   version: CachedVersion;
-  /** Effective category by wire name (pending declared changes wait); default: as declared. */
-  categoryOf?: (wireName: string) => Category | undefined;
   /** Settings read at call time. */
   runtime: () => Promise<ToolsetRuntime>;
   runtimes: () => BindingRuntimes;
@@ -100,7 +97,8 @@ export function buildToolsetModule(input: ToolsetModuleInput): CapabilityModule 
           name: wire,
           description: binding.description,
           inputSchema: binding.inputSchema,
-          category: input.categoryOf?.(wire) ?? binding.category,
+          // As declared: the registry applies the reviewed (stored) category, for every source alike.
+          category: binding.category,
         },
         impl: bindingImpl(input, binding, wire),
       };
@@ -179,25 +177,15 @@ export function createToolsetModuleSource(options: ToolsetModulesOptions): Modul
         }
       }
       for (const id of [...versions.keys()]) if (!wanted.includes(id)) versions.delete(id);
-      const categories = await db.capability.findMany({
-        where: { source: "toolset", active: true },
-        select: { name: true, category: true },
-      });
-      const categoryOf = new Map(categories.map((c) => [c.name, c.category]));
       const modules: CapabilityModule[] = [];
       for (const t of toolsets) {
         const version = versions.get(t.currentVersionId as string);
         if (!version) continue;
         modules.push(
           buildToolsetModule({
-            toolsetId: t.id,
             name: t.name,
             description: t.description,
             version,
-            categoryOf: (wire) => {
-              const stored = categoryOf.get(wire);
-              return stored ? asCategory(stored) : undefined;
-            },
             runtime: () => loadToolsetRuntime(db, t.id),
             runtimes,
           }),

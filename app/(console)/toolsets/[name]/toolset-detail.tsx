@@ -11,6 +11,7 @@ import { useTRPC } from "../../../_lib/trpc";
 import { InlineCode } from "../inline-code";
 import { PublishError } from "../publish-errors";
 import { UploadForm } from "../upload-form";
+import { Params } from "./params";
 import type { Schema } from "./schema-form";
 import { ToolsetSettings } from "./toolset-settings";
 import { TryIt } from "./try-it";
@@ -247,7 +248,7 @@ export function ToolsetDetail({
                               </div>
                             </td>
                             <td>
-                              <Params schema={b.inputSchema as Schema} />
+                              <Params schema={b.inputSchema} />
                             </td>
                             <td>
                               <CategoryBadge category={cap?.category ?? b.category} />
@@ -357,46 +358,4 @@ export function ToolsetDetail({
       </div>
     </>
   );
-}
-
-/** Parameters from the input schema: name, type, optional/default, description. */
-function Params({ schema }: { schema: Schema }) {
-  const props = (schema.properties ?? {}) as Record<string, Schema>;
-  const required = new Set((schema.required as string[] | undefined) ?? []);
-  const names = Object.keys(props);
-  if (names.length === 0) return <span className="muted">none</span>;
-  return (
-    <ul className="param-list">
-      {names.map((n) => {
-        const p = props[n] as Schema;
-        return (
-          <li key={n}>
-            <span className="param">
-              <code>
-                {n}
-                {required.has(n) ? "" : "?"}: {typeText(p)}
-              </code>
-              {"default" in p && <span className="muted small"> = {JSON.stringify(p.default)}</span>}
-            </span>
-            {typeof p.description === "string" && <div className="small muted">{p.description}</div>}
-          </li>
-        );
-      })}
-    </ul>
-  );
-}
-
-function typeText(schema: Schema): string {
-  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
-  const t = schema.type;
-  if (Array.isArray(t)) return t.join(" | ");
-  if (t === "array") return `${typeText((schema.items ?? {}) as Schema)}[]`;
-  if (t === "object") {
-    if (schema.properties) return "{ … }";
-    if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
-      return `{ [key]: ${typeText(schema.additionalProperties as Schema)} }`;
-    }
-    return "object";
-  }
-  return typeof t === "string" ? t : "unknown";
 }

@@ -1,6 +1,6 @@
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { renderModuleTypings, schemaToTs, type TypingsModule } from "./module-typings";
+import { renderModuleTypings, type TypingsModule } from "./module-typings";
 
 const modules: TypingsModule[] = [
   {
@@ -97,15 +97,5 @@ describe("module typings", () => {
     expect(text).toContain("* Evaluate an expression. Ends a comment: *\\/ still safe.");
     expect(text).toContain("Category: write — asks for approval in default mode; blocked in plan mode.");
     expect(text).toContain("@default {}");
-  });
-
-  it("maps schema shapes to TypeScript types", () => {
-    expect(schemaToTs({ enum: ["x", 1] })).toBe('"x" | 1');
-    expect(schemaToTs({ type: "array", items: { type: "integer" } })).toBe("number[]");
-    expect(schemaToTs({ type: "array", items: { anyOf: [{ type: "string" }, { type: "null" }] } })).toBe(
-      "Array<string | null>",
-    );
-    expect(schemaToTs({ type: "object" })).toBe("Record<string, unknown>");
-    expect(schemaToTs(undefined)).toBe("unknown");
   });
 });
