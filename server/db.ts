@@ -11,6 +11,8 @@ import { loadEnv } from "./env";
 
 /** Both generated clients expose the same model API; the SQLite one names the type. */
 export type Db = PrismaClient;
+/** Row types of a query: `Prisma.ApprovalGetPayload<{ select: typeof select }>`. */
+export type { Prisma } from "./db/generated/sqlite/client";
 
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 

@@ -1,4 +1,6 @@
-const KNOWN = new Set(["read", "write", "execute", "external"]);
+import { CATEGORIES } from "@/server/core/capabilities/types";
+
+const KNOWN = new Set<string>(CATEGORIES);
 
 /** A capability category in its colour (read neutral, write amber, execute red, external violet). */
 export function CategoryBadge({ category, title }: { category: string | null | undefined; title?: string }) {

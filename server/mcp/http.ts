@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "../db";
 import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
-import type { McpBackend } from "./backend";
+import type { McpBackend } from "../services/mcp-backend";
 import { createMcpServer, ELICIT_ANSWERS, ELICIT_META_KEY } from "./server";
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -2,8 +2,8 @@
 import { getDb } from "../db";
 import { loadEnv, publicUrl } from "../env";
 import { getEngine } from "../services/engine";
+import type { McpBackend } from "../services/mcp-backend";
 import { createMcpBackend } from "../services/mcp-backend";
-import type { McpBackend } from "./backend";
 import { createMcpHttpHandler } from "./http";
 
 const holder = globalThis as typeof globalThis & {

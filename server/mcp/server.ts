@@ -6,8 +6,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ObservationEnvelope } from "../core/actions/envelope";
+import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { ApiKeyIdentity } from "../services/api-keys";
-import type { ApprovalAnswer, McpBackend, PendingApprovalInfo } from "./backend";
+import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
 
 export const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
 export const ELICIT_META_KEY = "toolstore/approvalId";

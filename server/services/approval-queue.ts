@@ -3,7 +3,7 @@
  * active session grants, plus revoking a session's grants. Deciding goes through the engine's
  * approval service (compare-and-set, live event, wakes the waiting run), never through here.
  */
-import type { Db } from "../db";
+import type { Db, Prisma } from "../db";
 import type { EventBus } from "./events";
 import { getEventBus } from "./live";
 
@@ -28,24 +28,7 @@ const approvalSelect = {
   run: { select: { title: true, surface: true } },
 } as const;
 
-type ApprovalRow = {
-  id: string;
-  runId: string | null;
-  sessionId: string;
-  capability: string;
-  category: string;
-  argsSnapshot: string;
-  argsHash: string;
-  requestedBy: string;
-  apiKeyId: string | null;
-  status: string;
-  scope: string | null;
-  decidedAt: Date | null;
-  expiresAt: Date;
-  createdAt: Date;
-  decidedBy: { displayName: string } | null;
-  run: { title: string; surface: string } | null;
-};
+type ApprovalRow = Prisma.ApprovalGetPayload<{ select: typeof approvalSelect }>;
 
 export type ApprovalView = ReturnType<typeof toView>;
 

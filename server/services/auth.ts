@@ -7,9 +7,9 @@ import { z } from "zod";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import { hashPassword, verifyPassword } from "./passwords";
+import type { Role } from "./roles";
 
-export const ROLES = ["viewer", "approver", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role, roleAtLeast } from "./roles";
 
 export const SESSION_COOKIE = "toolstore_session";
 const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
@@ -21,10 +21,6 @@ export interface SessionUser {
   displayName: string;
   role: Role;
   sessionId: string;
-}
-
-export function roleAtLeast(role: Role, min: Role): boolean {
-  return ROLES.indexOf(role) >= ROLES.indexOf(min);
 }
 
 export function sha256(text: string): string {

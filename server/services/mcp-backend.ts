@@ -6,13 +6,44 @@
  * cannot be told apart from one its agent forged.
  */
 import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
+import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { RegisteredModule } from "../core/capabilities/registry";
 import type { Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
+import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { Db } from "../db";
-import type { McpBackend } from "../mcp/backend";
 import type { ApiKeyIdentity } from "./api-keys";
 import type { ServerEngine } from "./engine";
+
+/** What the MCP surface (server/mcp) needs from the engine; server/mcp only adapts the protocol. */
+export interface PendingApprovalInfo {
+  id: string;
+  capability: string;
+  category: string;
+  /** The argument snapshot the approver will see, as JSON text. */
+  argsPreview: string;
+  expiresAt: number;
+}
+
+export interface McpBackend {
+  /** The action contract, the mounted modules' signatures, and the capabilities resource. */
+  describe(identity: ApiKeyIdentity): Promise<{ toolDescription: string; capabilities: unknown }>;
+  execute(input: {
+    identity: ApiKeyIdentity;
+    /** The MCP session: "allow for session" grants are scoped to it. */
+    sessionId: string;
+    code: string;
+    title?: string;
+    signal: AbortSignal;
+    onApprovalPending(info: PendingApprovalInfo): void;
+    onApprovalSettled(id: string): void;
+  }): Promise<ObservationEnvelope>;
+  /** An image the key's user may see, or null (unknown or not theirs: the same answer). */
+  image(identity: ApiKeyIdentity, assetId: string): Promise<{ mime: string; base64: string } | null>;
+  /** An answer a human gave in the MCP client's elicitation prompt. */
+  answerFromClient(identity: ApiKeyIdentity, approvalId: string, answer: ApprovalAnswer): Promise<void>;
+  approvalUrl(approvalId: string): string;
+}
 
 const PREVIEW_CHARS = 400;
 const DESCRIBE_CACHE_MS = 1_000;

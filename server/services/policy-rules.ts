@@ -16,6 +16,7 @@ import {
   type RuleCondition,
   validateRule,
 } from "../core/gate/rules";
+import { MODE_TABLE } from "../core/gate/terms";
 import type { Db } from "../db";
 
 export const DEFAULT_MODE_KEY = "defaultMode";
@@ -262,12 +263,6 @@ export interface TestCallResult {
   rules: RuleTrace[];
 }
 
-const TABLE: Record<Mode, Record<Category, "allow" | "ask" | "blocked">> = {
-  plan: { read: "allow", write: "blocked", execute: "blocked", external: "blocked" },
-  default: { read: "allow", write: "ask", execute: "ask", external: "ask" },
-  auto: { read: "allow", write: "allow", execute: "allow", external: "allow" },
-};
-
 /** What the gate would decide for this call, and which rule or table cell decided it. */
 export async function testGateCall(db: Db, input: TestCallInput): Promise<TestCallResult> {
   const parsed = testCallSchema.safeParse(input);
@@ -327,7 +322,7 @@ export async function testGateCall(db: Db, input: TestCallInput): Promise<TestCa
     versionHash: cap.versionHash,
     mode,
     evaluation,
-    tableCell: TABLE[mode][category],
+    tableCell: MODE_TABLE[mode][category],
     rules: traces,
   };
 }

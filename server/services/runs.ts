@@ -5,17 +5,17 @@
  */
 import { z } from "zod";
 import type { ObservationEnvelope } from "../core/actions/envelope";
+import { SURFACES } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 
-export const RUN_SURFACES = ["playground", "mcp", "cli", "console"] as const;
 export const RUN_STATUSES = ["running", "ok", "error"] as const;
 const PAGE_SIZE = 50;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 
 export const runFiltersSchema = z.object({
-  surface: z.preprocess(blankToUndefined, z.enum(RUN_SURFACES).optional()).catch(undefined),
+  surface: z.preprocess(blankToUndefined, z.enum(SURFACES).optional()).catch(undefined),
   status: z.preprocess(blankToUndefined, z.enum(RUN_STATUSES).optional()).catch(undefined),
   /** An API key id. */
   key: z.preprocess(blankToUndefined, z.string().max(100).optional()).catch(undefined),

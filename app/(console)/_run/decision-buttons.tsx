@@ -2,8 +2,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { ErrorNote } from "@/app/_components/error-note";
 import { useTRPC } from "@/app/_lib/trpc";
+import type { ApprovalAnswer } from "@/server/core/gate/approvals";
 
-export type Answer = "once" | "session" | "deny";
+export type Answer = ApprovalAnswer;
 
 export const ANSWERS: { answer: Answer; label: string; key: string; className: string }[] = [
   { answer: "once", label: "Allow once", key: "A", className: "btn btn-sm btn-allow" },

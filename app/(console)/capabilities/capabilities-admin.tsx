@@ -1,14 +1,12 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, Fragment, useMemo, useRef, useState } from "react";
+import { CATEGORIES, type Category } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../_components/category-badge";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
 import { useSlashToFocus } from "../../_components/use-slash-to-focus";
-import { useTRPC } from "../../_lib/trpc";
-
-const CATEGORIES = ["read", "write", "execute", "external"] as const;
-type Category = (typeof CATEGORIES)[number];
+import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
 export function CapabilitiesAdmin({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
@@ -336,15 +334,7 @@ function CapabilityHistory({ capability }: { capability: string }) {
   );
 }
 
-interface ChangeRow {
-  id: string;
-  capability: string;
-  fromCategory: string | null;
-  toCategory: string;
-  reason: string;
-  changedBy: string | null;
-  createdAt: Date | string;
-}
+type ChangeRow = RouterOutputs["capabilities"]["history"][number];
 
 function ChangeList({ changes, showCapability }: { changes: ChangeRow[]; showCapability?: boolean }) {
   return (

@@ -1,13 +1,12 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
+import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { CopyButton } from "../../_components/copy-button";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
-import { useTRPC } from "../../_lib/trpc";
+import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
-const MODES = ["plan", "default", "auto"] as const;
-type Mode = (typeof MODES)[number];
 const MODE_HELP: Record<Mode, string> = {
   plan: "reads only; everything else is blocked",
   default: "reads run; write, execute and external ask a human",
@@ -15,12 +14,7 @@ const MODE_HELP: Record<Mode, string> = {
 };
 const PLACEHOLDER = "<your key>";
 
-interface FreshKey {
-  id: string;
-  name: string;
-  key: string;
-  mode: string;
-}
+type FreshKey = RouterOutputs["apiKeys"]["create"];
 
 export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null; projectDir: string }) {
   const trpc = useTRPC();
@@ -201,7 +195,7 @@ function CreateKey({ onCreated }: { onCreated: (key: FreshKey) => void }) {
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: (created) => {
-        onCreated({ id: created.id, name: created.name, key: created.key, mode: created.mode });
+        onCreated(created);
         setName("");
         setPicked([]);
         setAll(true);

@@ -2,13 +2,9 @@
 import Link from "next/link";
 import { CategoryBadge } from "@/app/_components/category-badge";
 import { ErrorNote } from "@/app/_components/error-note";
+import type { RouterOutputs } from "@/app/_lib/trpc";
 
-interface ModuleInfo {
-  name: string;
-  description: string;
-  source: string;
-  exports: { name: string; exportName: string; category: string; description: string }[];
-}
+type ModuleInfo = RouterOutputs["playground"]["modules"]["modules"][number];
 
 /** What the action may import, folded under the editor. */
 export function ModuleList({ modules, error }: { modules: ModuleInfo[] | undefined; error: unknown }) {

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { ErrorNote } from "@/app/_components/error-note";
 import { useTRPC } from "@/app/_lib/trpc";
 import type { ObservationEnvelope } from "@/server/core/actions/envelope";
+import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { OutputPanes } from "../_run/output-panes";
 import { Timeline } from "../_run/timeline";
 import { applyRunEvent, closeWaiting, type TimelineRow } from "../_run/timeline-model";
@@ -19,12 +20,11 @@ const CodeEditor = dynamic(() => import("./code-editor"), {
   loading: () => <div className="editor-loading muted">Loading the editor…</div>,
 });
 
-type Mode = "plan" | "default" | "auto";
-const MODES: { value: Mode; label: string }[] = [
-  { value: "plan", label: "plan · reads only" },
-  { value: "default", label: "default · asks first" },
-  { value: "auto", label: "auto · no questions" },
-];
+const MODE_LABEL: Record<Mode, string> = {
+  plan: "plan · reads only",
+  default: "default · asks first",
+  auto: "auto · no questions",
+};
 
 type Phase = "idle" | "starting" | "running" | "finished";
 
@@ -147,8 +147,8 @@ export function Playground({
             }}
           >
             {MODES.map((m) => (
-              <option key={m.value} value={m.value}>
-                {m.label}
+              <option key={m} value={m}>
+                {MODE_LABEL[m]}
               </option>
             ))}
           </select>

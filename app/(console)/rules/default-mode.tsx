@@ -1,11 +1,10 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { CATEGORIES, MODES, type Mode } from "@/server/core/capabilities/types";
+import { MODE_TABLE, type ModeCell } from "@/server/core/gate/terms";
 import { ErrorNote } from "../../_components/error-note";
 import { useTRPC } from "../../_lib/trpc";
-
-export const MODES = ["plan", "default", "auto"] as const;
-export type Mode = (typeof MODES)[number];
 
 const ABOUT: Record<Mode, string> = {
   plan: "Only read capabilities run; everything else is blocked.",
@@ -13,12 +12,8 @@ const ABOUT: Record<Mode, string> = {
   auto: "Everything runs without asking. Deny rules still apply.",
 };
 
-const CELLS: Record<Mode, Record<string, "run" | "ask" | "blocked">> = {
-  plan: { read: "run", write: "blocked", execute: "blocked", external: "blocked" },
-  default: { read: "run", write: "ask", execute: "ask", external: "ask" },
-  auto: { read: "run", write: "run", execute: "run", external: "run" },
-};
-const CELL_CLASS = { run: "effect-allow", ask: "effect-ask", blocked: "effect-blocked" } as const;
+/** The gate's own table; "allow" reads as "run" here. */
+const CELL_LABEL: Record<ModeCell, string> = { allow: "run", ask: "ask", blocked: "blocked" };
 
 export function DefaultModeCard({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
@@ -65,10 +60,11 @@ export function DefaultModeCard({ canEdit }: { canEdit: boolean }) {
         <thead>
           <tr>
             <th scope="col">mode</th>
-            <th scope="col">read</th>
-            <th scope="col">write</th>
-            <th scope="col">execute</th>
-            <th scope="col">external</th>
+            {CATEGORIES.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
@@ -78,9 +74,9 @@ export function DefaultModeCard({ canEdit }: { canEdit: boolean }) {
                 {m}
                 {m === current && <span className="visually-hidden"> (default)</span>}
               </td>
-              {Object.entries(CELLS[m]).map(([cat, cell]) => (
-                <td key={cat}>
-                  <span className={`effect ${CELL_CLASS[cell]}`}>{cell}</span>
+              {CATEGORIES.map((c) => (
+                <td key={c}>
+                  <span className={`effect effect-${MODE_TABLE[m][c]}`}>{CELL_LABEL[MODE_TABLE[m][c]]}</span>
                 </td>
               ))}
             </tr>

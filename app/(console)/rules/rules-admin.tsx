@@ -1,15 +1,16 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
+import type { JsonValue as Json } from "@/server/core/capabilities/types";
+import {
+  RULE_EFFECTS as EFFECTS,
+  type RuleEffect as Effect,
+  CONDITION_OPS as OPS,
+  type ConditionOp as Op,
+} from "@/server/core/gate/terms";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
-import { useTRPC } from "../../_lib/trpc";
-
-const EFFECTS = ["allow", "ask", "deny"] as const;
-const OPS = ["eq", "neq", "startsWith", "contains", "matches"] as const;
-type Effect = (typeof EFFECTS)[number];
-type Op = (typeof OPS)[number];
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
 const OP_LABEL: Record<Op, string> = {
   eq: "equals",
@@ -33,17 +34,7 @@ interface RuleDraft {
   versionHash: string;
   conditions: ConditionDraft[];
 }
-interface RuleView {
-  id: string;
-  effect: Effect;
-  pattern: string;
-  description: string;
-  enabled: boolean;
-  versionHash: string | null;
-  createdBy: string | null;
-  updatedAt: Date | string;
-  conditions: { path: string; op: Op; value: Json }[];
-}
+type RuleView = RouterOutputs["rules"]["list"][number];
 
 const EMPTY: RuleDraft = {
   effect: "ask",

@@ -1,11 +1,11 @@
 "use client";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../_components/category-badge";
 import { ErrorNote } from "../../_components/error-note";
 import { sampleArgs } from "../../_components/schema-sample";
-import { useTRPC } from "../../_lib/trpc";
-import { MODES, type Mode } from "./default-mode";
+import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
 interface Submitted {
   capability: string;
@@ -222,11 +222,7 @@ export function TestCall() {
   );
 }
 
-interface Evaluation {
-  decision: "allow" | "ask" | "deny" | "blocked";
-  via: "rule" | "mode" | "grant";
-  ruleId: string | null;
-}
+type Evaluation = RouterOutputs["rules"]["testCall"]["evaluation"];
 
 function stepOf(e: Evaluation): number {
   if (e.decision === "deny") return 0;

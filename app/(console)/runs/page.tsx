@@ -1,14 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { RelativeTime } from "@/app/_components/relative-time";
+import { SURFACES } from "@/server/core/capabilities/types";
 import { getDb } from "@/server/db";
-import {
-  listRuns,
-  parseRunFilters,
-  RUN_STATUSES,
-  RUN_SURFACES,
-  runFilterOptions,
-} from "@/server/services/runs";
+import { listRuns, parseRunFilters, RUN_STATUSES, runFilterOptions } from "@/server/services/runs";
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";
 import { FilterForm } from "./filter-form";
@@ -44,7 +39,7 @@ export default async function RunsPage({
       <FilterForm
         key={JSON.stringify(filters)}
         values={filters}
-        surfaces={[...RUN_SURFACES]}
+        surfaces={[...SURFACES]}
         statuses={[...RUN_STATUSES]}
         keys={options.keys}
         capabilities={options.capabilities}

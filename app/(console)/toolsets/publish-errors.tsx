@@ -1,14 +1,8 @@
 "use client";
+import type { ToolsetDiagnostic } from "@/server/core/toolsets/types";
 import { ErrorNote } from "../../_components/error-note";
 
-interface Diagnostic {
-  severity?: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  message: string;
-  hint?: string;
-}
+type Diagnostic = Partial<ToolsetDiagnostic> & Pick<ToolsetDiagnostic, "message">;
 
 /** A publish error with its code, and the file:line findings of validation when there are any. */
 export function PublishError({ error }: { error: unknown }) {

@@ -12,6 +12,7 @@
  */
 import type { Category, JsonValue, Mode } from "../capabilities/types";
 import { type PolicyRule, ruleMatches } from "./rules";
+import { MODE_TABLE } from "./terms";
 
 export type GateEvaluation =
   | { decision: "allow"; reason: string; ruleId: string | null; via: "rule" | "mode" | "grant" }
@@ -36,12 +37,6 @@ export interface GateInput {
   hasSessionGrant: boolean;
 }
 
-const MATRIX: Record<Mode, Record<Category, "allow" | "ask" | "blocked">> = {
-  plan: { read: "allow", write: "blocked", execute: "blocked", external: "blocked" },
-  default: { read: "allow", write: "ask", execute: "ask", external: "ask" },
-  auto: { read: "allow", write: "allow", execute: "allow", external: "allow" },
-};
-
 function ruleLabel(rule: PolicyRule): string {
   return rule.description ? `rule "${rule.description}"` : `rule ${rule.pattern} (${rule.id})`;
 }
@@ -52,7 +47,7 @@ export function evaluateGate(input: GateInput): GateEvaluation {
   const deny = matching.find((r) => r.effect === "deny");
   if (deny) return { decision: "deny", reason: `denied by ${ruleLabel(deny)}`, ruleId: deny.id, via: "rule" };
 
-  const cell = MATRIX[input.mode][input.category];
+  const cell = MODE_TABLE[input.mode][input.category];
   if (cell === "blocked") {
     return {
       decision: "blocked",

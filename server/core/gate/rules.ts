@@ -7,11 +7,9 @@ import { canonicalJson } from "../capabilities/snapshot";
 import type { JsonValue } from "../capabilities/types";
 import { AppError } from "../errors";
 
-export const RULE_EFFECTS = ["allow", "ask", "deny"] as const;
-export type RuleEffect = (typeof RULE_EFFECTS)[number];
+import { CONDITION_OPS, type ConditionOp, RULE_EFFECTS, type RuleEffect } from "./terms";
 
-export const CONDITION_OPS = ["eq", "neq", "startsWith", "contains", "matches"] as const;
-export type ConditionOp = (typeof CONDITION_OPS)[number];
+export { CONDITION_OPS, type ConditionOp, RULE_EFFECTS, type RuleEffect };
 
 export interface RuleCondition {
   /** Dot path into the arguments: `url`, `options.mode`, `items.0.name`. */

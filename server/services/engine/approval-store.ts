@@ -13,7 +13,7 @@ import type {
   GrantStore,
   SessionGrant,
 } from "../../core/gate/ports";
-import type { Db } from "../../db";
+import type { Db, Prisma } from "../../db";
 
 const approvalSelect = {
   id: true,
@@ -36,26 +36,7 @@ const approvalSelect = {
   createdAt: true,
 } as const;
 
-type ApprovalRow = {
-  id: string;
-  runId: string | null;
-  sessionId: string;
-  capability: string;
-  category: string;
-  versionHash: string;
-  argsSnapshot: string;
-  argsHash: string;
-  requestedBy: string;
-  requesterUserId: string | null;
-  apiKeyId: string | null;
-  status: string;
-  scope: string | null;
-  decidedById: string | null;
-  decidedAt: Date | null;
-  consumedAt: Date | null;
-  expiresAt: Date;
-  createdAt: Date;
-};
+type ApprovalRow = Prisma.ApprovalGetPayload<{ select: typeof approvalSelect }>;
 
 function toRecord(row: ApprovalRow): ApprovalRecord {
   return {

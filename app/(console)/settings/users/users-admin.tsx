@@ -1,11 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { ROLES, type Role } from "@/server/services/roles";
 import { ErrorNote } from "../../../_components/error-note";
 import { useTRPC } from "../../../_lib/trpc";
-
-const ROLES = ["viewer", "approver", "admin"] as const;
-type Role = (typeof ROLES)[number];
 
 export function UsersAdmin({ selfId }: { selfId: string }) {
   const trpc = useTRPC();

@@ -3,18 +3,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ErrorNote } from "../../../_components/error-note";
 import { RelativeTime } from "../../../_components/relative-time";
-import { useTRPC } from "../../../_lib/trpc";
+import { type RouterOutputs, useTRPC } from "../../../_lib/trpc";
 
-interface EnvVar {
-  name: string;
-  secret: boolean;
-  value: string | null;
-  display: string;
-  set: boolean;
-  declared: boolean;
-  description: string;
-  updatedAt: Date | string | null;
-}
+type EnvVar = RouterOutputs["toolsets"]["get"]["env"][number];
 
 export function ToolsetSettings({
   name,

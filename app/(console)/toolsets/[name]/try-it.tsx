@@ -3,15 +3,13 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
 import { type FormEvent, useEffect, useRef, useState } from "react";
+import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../../_components/category-badge";
 import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
 import { JsonView } from "../../../_components/json-view";
 import { useTRPC } from "../../../_lib/trpc";
 import { initialArgs, type Schema, SchemaForm } from "./schema-form";
-
-const MODES = ["plan", "default", "auto"] as const;
-type Mode = (typeof MODES)[number];
 
 interface Binding {
   name: string;

@@ -4,16 +4,9 @@ import { useState } from "react";
 import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
 import { RelativeTime } from "../../../_components/relative-time";
-import { useTRPC } from "../../../_lib/trpc";
+import { type RouterOutputs, useTRPC } from "../../../_lib/trpc";
 
-interface Version {
-  version: number;
-  contentHash: string;
-  origin: string;
-  createdAt: Date | string;
-  bindingCount: number;
-  publishedBy: string | null;
-}
+type Version = RouterOutputs["toolsets"]["get"]["versions"][number];
 
 const ORIGIN: Record<string, string> = {
   cli: "command line",
