@@ -6,21 +6,30 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import { ZodError } from "zod";
 import { type AppError, type ErrorCode, isAppError } from "../core/errors";
-import { getDb } from "../db";
+import { type Db, getDb } from "../db";
 import { loadEnv } from "../env";
 import { type Role, roleAtLeast, SESSION_COOKIE, type SessionUser, sessionUser } from "../services/auth";
+import { getEngine, type ServerEngine } from "../services/engine";
 import { readCookie } from "./cookies";
 
 export const CSRF_HEADER = "x-toolstore-csrf";
 
-export async function createContext(opts: FetchCreateContextFnOptions) {
+export interface Context {
+  db: Db;
+  user: SessionUser | null;
+  sessionToken: string | undefined;
+  req: Request;
+  resHeaders: Headers;
+  /** The process's engine, started on first use; a test's createCaller passes its own. */
+  engine: () => Promise<ServerEngine>;
+}
+
+export async function createContext(opts: FetchCreateContextFnOptions): Promise<Context> {
   const db = getDb();
   const token = readCookie(opts.req.headers.get("cookie"), SESSION_COOKIE);
   const user = await sessionUser(db, token);
-  return { db, user, sessionToken: token, req: opts.req, resHeaders: opts.resHeaders };
+  return { db, user, sessionToken: token, req: opts.req, resHeaders: opts.resHeaders, engine: getEngine };
 }
-
-export type Context = Awaited<ReturnType<typeof createContext>>;
 
 const TRPC_CODE: Record<ErrorCode, TRPCError["code"]> = {
   BAD_INPUT: "BAD_REQUEST",

@@ -2,9 +2,10 @@
  * Capabilities as the console lists them (every module and export with its effective category)
  * and the admin's category change: an audited event with who, when, from, to and why. The gate
  * reads the stored category through the engine's category lookup; a change takes effect within
- * the registry's short cache.
+ * the registry's short cache (at once on the instance whose registry the writer passes).
  */
 import { z } from "zod";
+import type { CapabilityRegistry } from "../core/capabilities/registry";
 import { CATEGORIES, type Category } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
@@ -34,7 +35,16 @@ export interface CapabilityRow {
   updatedAt: Date;
 }
 
-export async function listCapabilities(db: Db, options: { includeInactive?: boolean } = {}) {
+/**
+ * Built-in capabilities get their rows when the engine starts (server/services/engine); a list
+ * for the console passes `started` so a fresh instance lists them too.
+ */
+export interface ListOptions {
+  started?: () => Promise<unknown>;
+}
+
+export async function listCapabilities(db: Db, options: ListOptions & { includeInactive?: boolean } = {}) {
+  await options.started?.();
   const rows = await db.capability.findMany({
     where: options.includeInactive ? {} : { active: true },
     orderBy: [{ module: "asc" }, { exportName: "asc" }],
@@ -67,7 +77,11 @@ export async function capabilitySchema(db: Db, name: string): Promise<unknown> {
 }
 
 /** Module names with at least one active capability, for mounting choices. */
-export async function listModuleNames(db: Db): Promise<{ name: string; source: string; exports: number }[]> {
+export async function listModuleNames(
+  db: Db,
+  options: ListOptions = {},
+): Promise<{ name: string; source: string; exports: number }[]> {
+  await options.started?.();
   const groups = await db.capability.groupBy({
     by: ["module", "source"],
     where: { active: true },
@@ -140,6 +154,7 @@ export async function changeCategory(
   db: Db,
   userId: string,
   input: CategoryChangeInput,
+  registry?: Pick<CapabilityRegistry, "invalidate">,
 ): Promise<CategoryChangeRow> {
   const parsed = categoryChangeSchema.safeParse(input);
   if (!parsed.success) {
@@ -174,6 +189,7 @@ export async function changeCategory(
     },
     select: CHANGE_SELECT,
   });
+  registry?.invalidate();
   return toChangeRow(row);
 }
 
@@ -192,6 +208,7 @@ export async function decidePendingCategory(
   db: Db,
   userId: string,
   input: PendingDecisionInput,
+  registry?: Pick<CapabilityRegistry, "invalidate">,
 ): Promise<CategoryChangeRow> {
   const { capability, accept, reason } = pendingDecisionSchema.parse(input);
   const current = await db.capability.findUnique({
@@ -202,11 +219,16 @@ export async function decidePendingCategory(
   const pending = current.pendingCategory;
   if (!pending) throw new AppError("CONFLICT", `${capability} has no pending category change`);
   if (accept) {
-    return changeCategory(db, userId, {
-      capability,
-      category: pending as Category,
-      reason: reason || `accepted the category ${pending} declared by the new version`,
-    });
+    return changeCategory(
+      db,
+      userId,
+      {
+        capability,
+        category: pending as Category,
+        reason: reason || `accepted the category ${pending} declared by the new version`,
+      },
+      registry,
+    );
   }
   const { count } = await db.capability.updateMany({
     where: { id: current.id, pendingCategory: pending },
@@ -223,5 +245,6 @@ export async function decidePendingCategory(
     },
     select: CHANGE_SELECT,
   });
+  registry?.invalidate();
   return toChangeRow(row);
 }

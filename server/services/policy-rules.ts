@@ -264,7 +264,13 @@ export interface TestCallResult {
 }
 
 /** What the gate would decide for this call, and which rule or table cell decided it. */
-export async function testGateCall(db: Db, input: TestCallInput): Promise<TestCallResult> {
+export async function testGateCall(
+  db: Db,
+  input: TestCallInput,
+  options: { started?: () => Promise<unknown> } = {},
+): Promise<TestCallResult> {
+  // Built-in capabilities get their rows when the engine starts; a fresh instance waits for it.
+  await options.started?.();
   const parsed = testCallSchema.safeParse(input);
   if (!parsed.success) throw new AppError("BAD_INPUT", parsed.error.issues.map((i) => i.message).join("; "));
   const { capability, argsJson, mode, withSessionGrant } = parsed.data;

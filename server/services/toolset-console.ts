@@ -7,6 +7,7 @@
 import path from "node:path";
 import { z } from "zod";
 import type { Engine } from "../core/actions/engine";
+import type { CapabilityRegistry } from "../core/capabilities/registry";
 import { MODES, type Session } from "../core/capabilities/types";
 import { AppError, isAppError } from "../core/errors";
 import type { EngineEvent } from "../core/gate/ports";
@@ -14,6 +15,9 @@ import { isValidToolsetName, MAX_TOOLSET_FILE_BYTES } from "../core/toolsets";
 import type { Db } from "../db";
 import type { SessionUser } from "./auth";
 import { getToolset, publishToolset, syncToolsetsFolder } from "./toolsets";
+
+/** The registry of this instance, told after a publish so it lists the new version at once. */
+type RegistryCache = Pick<CapabilityRegistry, "invalidate">;
 
 const toolsetName = z
   .string()
@@ -58,8 +62,9 @@ export async function toolsetForConsole(db: Db, name: string) {
 }
 
 /** Publishes every folder under the toolsets directory (the console's Sync button). */
-export async function syncFromFolder(db: Db, root: string, userId: string) {
+export async function syncFromFolder(db: Db, registry: RegistryCache, root: string, userId: string) {
   const result = await syncToolsetsFolder(db, root, { origin: "sync", userId });
+  registry.invalidate();
   return {
     summary: result.summary,
     published: result.published.map((p) => ({
@@ -73,18 +78,31 @@ export async function syncFromFolder(db: Db, root: string, userId: string) {
 }
 
 /** Republishes one toolset from its folder under the toolsets directory. */
-export async function publishFromFolder(db: Db, root: string, userId: string, name: string) {
+export async function publishFromFolder(
+  db: Db,
+  registry: RegistryCache,
+  root: string,
+  userId: string,
+  name: string,
+) {
   const parsed = toolsetName.safeParse(name);
   if (!parsed.success) throw new AppError("BAD_INPUT", parsed.error.issues[0]?.message ?? "bad name");
   // The name pattern has no dots or slashes, so the folder stays under the root.
   const dir = path.join(path.resolve(root), parsed.data);
   const result = await publishToolset(db, { dir, origin: "console", userId });
+  registry.invalidate();
   return publishSummary(result);
 }
 
-export async function uploadToolset(db: Db, userId: string, input: z.input<typeof uploadSchema>) {
+export async function uploadToolset(
+  db: Db,
+  registry: RegistryCache,
+  userId: string,
+  input: z.input<typeof uploadSchema>,
+) {
   const { name, doc, source } = uploadSchema.parse(input);
   const result = await publishToolset(db, { files: { doc, source }, name, origin: "upload", userId });
+  registry.invalidate();
   return publishSummary(result);
 }
 

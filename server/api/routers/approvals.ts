@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { APPROVAL_ANSWERS } from "../../core/gate/approvals";
 import { countPendingApprovals, listApprovalQueue, revokeSessionGrants } from "../../services/approval-queue";
-import { getEngine } from "../../services/engine";
 import { approverProcedure, router, viewerProcedure } from "../trpc";
 
 export const approvalsRouter = router({
@@ -11,9 +11,9 @@ export const approvalsRouter = router({
 
   /** Allow once, allow for the session, or deny; CONFLICT when it was already decided or expired. */
   decide: approverProcedure
-    .input(z.object({ approvalId: z.string().min(1), answer: z.enum(["once", "session", "deny"]) }))
+    .input(z.object({ approvalId: z.string().min(1), answer: z.enum(APPROVAL_ANSWERS) }))
     .mutation(async ({ ctx, input }) => {
-      const record = await (await getEngine()).approvals.decide({
+      const record = await (await ctx.engine()).approvals.decide({
         approvalId: input.approvalId,
         answer: input.answer,
         decidedBy: { userId: ctx.user.id, label: ctx.user.displayName },

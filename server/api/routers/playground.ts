@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { getEngine } from "../../services/engine";
 import {
   cancelPlaygroundRun,
   getPlaygroundState,
@@ -13,7 +12,7 @@ import { approverProcedure, router, viewerProcedure } from "../trpc";
 
 export const playgroundRouter = router({
   /** Mounted modules and the editor's TypeScript declarations for them. */
-  modules: viewerProcedure.query(async ({ ctx }) => playgroundModules(await getEngine(), ctx.user)),
+  modules: viewerProcedure.query(async ({ ctx }) => playgroundModules(await ctx.engine(), ctx.user)),
 
   /** The user's last code and mode, or null before the first save. */
   state: viewerProcedure.query(({ ctx }) => getPlaygroundState(ctx.db, ctx.user.id)),
@@ -25,7 +24,7 @@ export const playgroundRouter = router({
   /** Starts the action; follow it with runs.watch({ runId, afterSeq }). */
   run: approverProcedure
     .input(playgroundRunSchema)
-    .mutation(async ({ ctx, input }) => startPlaygroundRun(ctx.db, await getEngine(), ctx.user, input)),
+    .mutation(async ({ ctx, input }) => startPlaygroundRun(ctx.db, await ctx.engine(), ctx.user, input)),
 
   cancel: approverProcedure
     .input(z.object({ runId: z.string().min(1) }))

@@ -13,7 +13,6 @@ import {
   updatePolicyRule,
 } from "../../services/policy-rules";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
-import { withRegistryRows } from "./capabilities";
 
 const id = z.object({ id: z.string().min(1) });
 
@@ -34,8 +33,7 @@ export const rulesRouter = router({
     .input(z.object({ mode: z.enum(MODES) }))
     .mutation(({ ctx, input }) => setDefaultMode(ctx.db, input.mode)),
   /** What the gate would decide for a sample call, and why. Runs nothing, records nothing. */
-  testCall: viewerProcedure.input(testCallSchema).query(async ({ ctx, input }) => {
-    await withRegistryRows(ctx.db);
-    return testGateCall(ctx.db, input);
-  }),
+  testCall: viewerProcedure
+    .input(testCallSchema)
+    .query(({ ctx, input }) => testGateCall(ctx.db, input, { started: ctx.engine })),
 });

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { loadEnv } from "../../env";
-import { getEngine } from "../../services/engine";
 import {
   publishFromFolder,
   syncFromFolder,
@@ -21,13 +20,6 @@ import { adminProcedure, approverProcedure, router, viewerProcedure } from "../t
 
 const name = z.object({ name: z.string().min(1).max(64) });
 
-/** After a publish, this instance's registry lists the new version at once. */
-async function published<T>(result: Promise<T>): Promise<T> {
-  const value = await result;
-  (await getEngine()).registry.invalidate();
-  return value;
-}
-
 export const toolsetsRouter = router({
   list: viewerProcedure.query(({ ctx }) => listToolsets(ctx.db)),
   get: viewerProcedure.input(name).query(({ ctx, input }) => toolsetForConsole(ctx.db, input.name)),
@@ -36,17 +28,25 @@ export const toolsetsRouter = router({
     .query(({ ctx, input }) => diffStoredVersions(ctx.db, input.name, input.from, input.to)),
 
   /** Publishes every folder under TOOLSTORE_TOOLSETS_DIR. */
-  sync: adminProcedure.mutation(({ ctx }) =>
-    published(syncFromFolder(ctx.db, loadEnv().TOOLSTORE_TOOLSETS_DIR, ctx.user.id)),
+  sync: adminProcedure.mutation(async ({ ctx }) =>
+    syncFromFolder(ctx.db, (await ctx.engine()).registry, loadEnv().TOOLSTORE_TOOLSETS_DIR, ctx.user.id),
   ),
   publishFolder: adminProcedure
     .input(name)
-    .mutation(({ ctx, input }) =>
-      published(publishFromFolder(ctx.db, loadEnv().TOOLSTORE_TOOLSETS_DIR, ctx.user.id, input.name)),
+    .mutation(async ({ ctx, input }) =>
+      publishFromFolder(
+        ctx.db,
+        (await ctx.engine()).registry,
+        loadEnv().TOOLSTORE_TOOLSETS_DIR,
+        ctx.user.id,
+        input.name,
+      ),
     ),
   upload: adminProcedure
     .input(uploadSchema)
-    .mutation(({ ctx, input }) => published(uploadToolset(ctx.db, ctx.user.id, input))),
+    .mutation(async ({ ctx, input }) =>
+      uploadToolset(ctx.db, (await ctx.engine()).registry, ctx.user.id, input),
+    ),
 
   /** Sets a variable; a secret's value is stored and never returned. */
   setEnv: adminProcedure
@@ -77,5 +77,5 @@ export const toolsetsRouter = router({
   /** Calls one binding through the gate (it may wait for approval); refusals come back as values. */
   tryIt: approverProcedure
     .input(tryItSchema)
-    .mutation(async ({ ctx, input, signal }) => tryBinding(await getEngine(), ctx.user, input, signal)),
+    .mutation(async ({ ctx, input, signal }) => tryBinding(await ctx.engine(), ctx.user, input, signal)),
 });

@@ -22,7 +22,8 @@ import type {
 export const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
 export const DEFAULT_APPROVAL_POLL_MS = 200;
 
-export type ApprovalAnswer = "once" | "session" | "deny";
+export const APPROVAL_ANSWERS = ["once", "session", "deny"] as const;
+export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
 
 export interface Decider {
   /** Console user who answered; null for an answer not tied to a user. */
