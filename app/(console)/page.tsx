@@ -6,6 +6,7 @@ import { RelativeTime } from "@/app/_components/relative-time";
 import { getDb } from "@/server/db";
 import { dashboardSummary } from "@/server/services/dashboard";
 import { latestEventSeq } from "@/server/services/run-watch";
+import { requireUser } from "../_lib/session";
 import { LiveFeed } from "./live-feed";
 import { RunsLive } from "./runs/runs-live";
 import { StatusPill } from "./runs/status-pill";
@@ -23,6 +24,8 @@ const REFRESH_ON = [
 ];
 
 export default async function DashboardPage() {
+  // Like every page: the layout's check does not guard a page rendered on its own (RSC requests).
+  await requireUser();
   const db = getDb();
   const [{ counts, recentRuns, pending }, latestSeq] = await Promise.all([
     dashboardSummary(db),

@@ -2,7 +2,7 @@
  * The MCP surface's view of the engine: actions run with the key's user, mode and modules;
  * "allow for session" grants are scoped to the MCP session; images are served to their owner only.
  * An MCP client may DENY a pending request from its own prompt (elicitation), but never approve
- * it: an API key can never approve its own requests (DESIGN.md), and a client's prompt answer
+ * it: an API key can never approve its own requests, and a client's prompt answer
  * cannot be told apart from one its agent forged.
  */
 import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";

@@ -18,13 +18,6 @@ export const RUN_EVENT_TYPES = [
   "approval.expired",
 ] as const;
 
-export const APPROVAL_EVENT_TYPES = [
-  "approval.requested",
-  "approval.decided",
-  "approval.expired",
-  "grants.revoked",
-] as const;
-
 /** The run an engine event belongs to (approval requests carry it inside the summary). */
 export function runIdOfEvent(payload: unknown): string | null {
   if (!payload || typeof payload !== "object") return null;

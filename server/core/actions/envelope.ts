@@ -1,5 +1,5 @@
 /**
- * The observation envelope, exactly as DESIGN.md fixes it: what every surface gets back from an
+ * The observation envelope, a fixed contract: what every surface gets back from an
  * action. Types and one builder.
  */
 import type { CallRecord } from "../capabilities/invoke";

@@ -46,7 +46,7 @@ function answerWith(script: (capability: string) => ApprovalAnswer | "wait", del
 }
 
 describe("actions.run", () => {
-  it("returns the envelope of DESIGN.md with result, logs and calls", async () => {
+  it("returns the documented envelope with result, logs and calls", async () => {
     const events: EngineEvent[] = [];
     const { runId, envelope } = await engine.run({
       session: sessionInMode("auto"),
@@ -80,7 +80,7 @@ export default async function (input) {
     expect(ports.runs.all.get(runId)?.status).toBe("ok");
   });
 
-  it("gives the guest catchable refusals shaped as in DESIGN.md", async () => {
+  it("gives the guest catchable refusals shaped as the action contract says", async () => {
     ports.rules.set([
       { id: "r1", effect: "deny", pattern: "canary.execute", conditions: [], description: "no exec" },
     ]);

@@ -52,7 +52,7 @@ export interface EngineRun extends CapabilityRun {
   invokeJson(name: string, argsJson: string): Promise<unknown>;
 }
 
-/** The guest-visible shape of a refusal, per DESIGN.md. */
+/** The guest-visible shape of a refusal (the action contract). */
 export function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
   if (decision === "blocked") {
     return new AppError("GATE_BLOCKED_PLAN", `blocked_in_plan_mode: ${capability}`, {

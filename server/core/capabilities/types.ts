@@ -1,6 +1,6 @@
 /**
  * Capability contracts shared by the registry, the gate, the sandbox dispatcher and every surface.
- * See ../shared/DESIGN.md "Capabilities". Types only; no behaviour lives here.
+ * Types and fixed vocabularies only; no behaviour lives here (the client bundle imports it).
  */
 export const CATEGORIES = ["read", "write", "execute", "external"] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -41,8 +41,6 @@ export interface Session {
   /** Display label for approval cards: "alice (playground)" or `key "laptop-claude"`. */
   actorLabel: string;
 }
-
-export type GateDecision = "allow" | "deny" | "blocked" | "ask";
 
 /** Handle of an image kept in the asset store; pixels never ride in the envelope. */
 export interface ImageRef {

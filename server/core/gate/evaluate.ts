@@ -1,5 +1,5 @@
 /**
- * The gate's decision table, as a pure function (DESIGN.md "The gate"):
+ * The gate's decision table, as a pure function:
  *
  *   1. a deny rule matches              -> deny    (also in auto)
  *   2. plan mode and category != read   -> blocked (no rule unblocks plan mode)

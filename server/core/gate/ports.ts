@@ -180,8 +180,6 @@ export type EngineEvent =
       at: number;
     };
 
-export type EngineEventType = EngineEvent["type"];
-
 export interface EventPublisher {
   /** Persist (outbox) and fan out. Must not throw for a slow subscriber. */
   publish(event: EngineEvent): Promise<void>;

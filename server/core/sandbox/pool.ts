@@ -4,7 +4,7 @@
  * its deadline is terminated and replaced) and turns host calls from the guest into calls of the
  * callbacks given per job. It knows nothing of capabilities or the gate.
  *
- * ## API for toolset bindings (used by the toolsets engineer)
+ * ## API for toolset bindings (used by toolset modules)
  *
  * ```ts
  * const r = await pool.runBinding({

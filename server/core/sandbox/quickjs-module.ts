@@ -1,6 +1,6 @@
 /**
  * Loads quickjs-ng (sync build) as a WebAssembly module whose whole linear memory is capped:
- * `runtime.setMemoryLimit` alone does not bound buffers and strings (SANDBOX.md), a
+ * `runtime.setMemoryLimit` alone does not bound buffers and strings, a
  * `WebAssembly.Memory` with a `maximum` does. The compiled `WebAssembly.Module` is shared, so a
  * further instance costs a few milliseconds.
  */

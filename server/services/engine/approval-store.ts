@@ -1,7 +1,7 @@
 /**
  * Approvals and session grants in the database. Every state change is a single conditional
  * UPDATE (updateMany with the expected state in the WHERE clause): compare-and-set without
- * interactive transactions, which SQLite's shared connection cannot isolate (STACK.md).
+ * interactive transactions, which SQLite's shared connection cannot isolate.
  */
 
 import { isCategory } from "../../core/capabilities/registry";

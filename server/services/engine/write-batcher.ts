@@ -2,7 +2,7 @@
  * Groups the engine's audit writes (run rows, gate decisions, outbox events) issued in the same
  * tick into ONE batch transaction: on SQLite with synchronous=FULL every commit is an fsync, and
  * a run would otherwise commit seven times. Batch (non-interactive) transactions are safe on the
- * shared SQLite connection (STACK.md). If a batch fails, its writes are retried one by one, so a
+ * shared SQLite connection. If a batch fails, its writes are retried one by one, so a
  * bad row fails only its own caller.
  */
 import type { Db } from "../../db";

@@ -11,8 +11,6 @@ import {
   type ToolsetVersionView,
 } from "../../core/toolsets";
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-
 export function parseJsonArray<T>(text: string, what: string): T[] {
   try {
     const value: unknown = JSON.parse(text);
