@@ -1,5 +1,5 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { adminContext, screenshot, signIn } from "./helpers";
+import { adminContext, expectTheme, screenshot, signIn } from "./helpers";
 
 /**
  * Toolsets, Capabilities, Rules and API keys pages, as an admin would use them; a viewer reads
@@ -345,14 +345,21 @@ test("[ROLES]: a viewer reads toolsets, capabilities and rules but changes nothi
   await context.close();
 });
 
-test("[THEME]: the pages read well in the dark theme", async ({ browser }) => {
+test("[THEME]: the dark theme applies to every page and is kept until switched back", async ({ browser }) => {
   const page = await asAdmin(browser);
   await page.goto("/capabilities");
   await page.getByRole("button", { name: "Switch to dark theme" }).click();
+  await expectTheme(page, "dark");
   await screenshot(page, "capabilities-dark");
   await page.goto("/rules");
+  await expectTheme(page, "dark");
   await screenshot(page, "rules-dark");
   await page.goto("/toolsets/weather");
+  await expectTheme(page, "dark");
+  await expect(page.getByTestId("toolset-doc")).toBeVisible();
   await screenshot(page, "toolset-detail-dark");
   await page.getByRole("button", { name: "Switch to light theme" }).click();
+  await expectTheme(page, "light");
+  await page.reload();
+  await expectTheme(page, "light");
 });

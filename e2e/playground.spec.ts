@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
-import { ADMIN, adminContext, screenshot, signIn } from "./helpers";
+import { ADMIN, adminContext, expectTheme, screenshot, signIn } from "./helpers";
 
 /**
  * The playground, the approval queue and the runs pages, in a real Chromium against the built
@@ -388,6 +388,9 @@ test("[THEME]: the playground and the queue in the dark theme", async ({ browser
   const { page, context } = await adminContext(browser);
   await page.addInitScript(() => localStorage.setItem("toolstore-theme", "dark"));
   await openPlayground(page);
+  await expectTheme(page, "dark");
+  // The editor follows the page's theme.
+  await expect(page.locator(".monaco-editor").first()).toHaveClass(/vs-dark/);
   await prepare(page, "Read, then write (asks for approval)", "default");
   await page.getByRole("button", { name: "Run", exact: true }).click();
   await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("waiting…");
@@ -397,6 +400,7 @@ test("[THEME]: the playground and the queue in the dark theme", async ({ browser
   const card = page.locator(`[id="${approvalId}"]`);
   await expect(card).toBeVisible();
   await expect(page.getByTestId("live-status")).toContainText("live");
+  await expectTheme(page, "dark");
   await screenshot(page, "approvals-dark");
   await card.focus();
   await page.keyboard.press("d");

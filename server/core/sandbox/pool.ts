@@ -91,6 +91,8 @@ export interface SandboxPoolStats {
   /** Workers terminated by the watchdog or lost to a crash since the pool started. */
   workersReplaced: number;
   jobsStarted: number;
+  /** QuickJS disposals that failed inside workers (a leaked handle); zero in a healthy pool. */
+  disposeFailures: number;
 }
 
 /** The QuickJS pool runs actions, and is the binding runtime of TypeScript toolsets. */
@@ -218,6 +220,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let workersReplaced = 0;
   let startFailures = 0;
   let jobsStarted = 0;
+  let disposeFailures = 0;
 
   function spawn(): Slot {
     const sab = new SharedArrayBuffer(WATCHDOG_BYTES);
@@ -324,6 +327,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   function settle(job: PendingJob, outcome: WorkerOutcome): void {
     // A plain reason: abort() without one builds a DOMException with a stack, per job.
     job.done.abort(JOB_ENDED);
+    disposeFailures += outcome.disposeFailures;
     job.resolve(outcome);
   }
 
@@ -348,7 +352,15 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
                 kind: "internal",
                 message: `the sandbox worker exited unexpectedly (code ${code}${slot.lastError ? `: ${slot.lastError}` : ""})`,
               };
-      settle(job, { ok: false, resultJson: null, error, logs: [], logsDropped: 0, countedMs: 0 });
+      settle(job, {
+        ok: false,
+        resultJson: null,
+        error,
+        logs: [],
+        logsDropped: 0,
+        countedMs: 0,
+        disposeFailures: 0,
+      });
     }
     slot.jobs.clear();
     if (wasAlive || slot.overrunJobId !== undefined) workersReplaced += 1;
@@ -365,6 +377,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
             logs: [],
             logsDropped: 0,
             countedMs: 0,
+            disposeFailures: 0,
           });
         }
         return;
@@ -467,6 +480,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       logs: [],
       logsDropped: 0,
       countedMs: 0,
+      disposeFailures: 0,
     });
     drain();
   }
@@ -553,7 +567,14 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     stats() {
       let runningJobs = 0;
       for (const slot of slots) runningJobs += slot.jobs.size;
-      return { workers: slots.length, runningJobs, queuedJobs: queue.length, workersReplaced, jobsStarted };
+      return {
+        workers: slots.length,
+        runningJobs,
+        queuedJobs: queue.length,
+        workersReplaced,
+        jobsStarted,
+        disposeFailures,
+      };
     },
     async close() {
       closed = true;

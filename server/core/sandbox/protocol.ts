@@ -70,6 +70,8 @@ export interface WorkerOutcome {
   logsDropped: number;
   /** Guest time actually counted against the deadline. */
   countedMs: number;
+  /** QuickJS handles, contexts or runtimes that failed to dispose (the module is dropped when > 0). */
+  disposeFailures: number;
 }
 
 export type FromWorker =

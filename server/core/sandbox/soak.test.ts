@@ -68,6 +68,7 @@ export default async (input) => {
     // Flat within noise: a leak of even 5 KiB per action would add ~45 MiB here.
     expect(growthMb).toBeLessThan(40);
     expect((end.heap - baseline.heap) / 1048576).toBeLessThan(8);
-    expect(engine.pool.stats().workersReplaced).toBe(0);
+    expect(engine.pool.stats()).toMatchObject({ workersReplaced: 0, disposeFailures: 0 });
+    expect(engine.pool.stats().jobsStarted).toBeGreaterThanOrEqual(TOTAL);
   });
 });

@@ -454,18 +454,25 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
   running.delete(r.id);
   // A guest exception leaves the engine consistent; anything at the host level does not.
   let healthy = r.hostFailure === undefined && (error === undefined || error.kind === "threw");
-  try {
-    for (const d of r.pending.values()) d.dispose();
-    r.pending.clear();
-    r.loading?.dispose();
-    r.running?.dispose();
-    if (r.helpers) for (const h of Object.values(r.helpers)) h.dispose();
-    r.ctx?.dispose();
-    r.rt?.dispose();
-  } catch {
-    // A leaked handle or an earlier abort: the module cannot be trusted again.
-    healthy = false;
-  }
+  // Each disposal on its own, so one failure neither hides nor skips the others; the pool counts
+  // them (stats().disposeFailures) and a soak asserts none.
+  let disposeFailures = 0;
+  const dispose = (handle: { dispose(): void } | undefined) => {
+    try {
+      handle?.dispose();
+    } catch {
+      disposeFailures += 1;
+    }
+  };
+  for (const d of r.pending.values()) dispose(d);
+  r.pending.clear();
+  dispose(r.loading);
+  dispose(r.running);
+  if (r.helpers) for (const h of Object.values(r.helpers)) dispose(h);
+  dispose(r.ctx);
+  dispose(r.rt);
+  // A leaked handle or an earlier abort: the module cannot be trusted again.
+  if (disposeFailures > 0) healthy = false;
   if (r.lease) releaseModule(r.lease, healthy);
   const outcome: WorkerOutcome = {
     ok: error === undefined,
@@ -473,6 +480,7 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
     logs: r.logs,
     logsDropped: r.logsDropped,
     countedMs: countedMs(r, Date.now()),
+    disposeFailures,
   };
   if (error) outcome.error = error;
   post({ t: "done", id: r.id, outcome });
