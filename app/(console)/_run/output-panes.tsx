@@ -1,6 +1,7 @@
 "use client";
-import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { JsonView } from "@/app/_components/json-view";
+import { TabPanel, Tabs } from "@/app/_components/tabs";
 import type { ObservationEnvelope } from "@/server/core/actions/envelope";
 
 type Tab = "result" | "logs" | "error" | "images";
@@ -11,7 +12,7 @@ const TABS: { id: Tab; label: string }[] = [
   { id: "images", label: "Images" },
 ];
 
-/** Result, logs, error and images of an envelope, each in its own tab (arrow keys move between them). */
+/** Result, logs, error and images of an envelope, each in its own tab. */
 export function OutputPanes({
   envelope,
   running,
@@ -22,12 +23,6 @@ export function OutputPanes({
   idPrefix?: string;
 }) {
   const [tab, setTab] = useState<Tab>("result");
-  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({
-    result: null,
-    logs: null,
-    error: null,
-    images: null,
-  });
   useEffect(() => {
     if (envelope) setTab(envelope.ok ? "result" : "error");
   }, [envelope]);
@@ -37,44 +32,25 @@ export function OutputPanes({
     error: envelope ? (envelope.error ? 1 : 0) : null,
     images: envelope?.images.length ?? null,
   };
-  function onKey(e: KeyboardEvent) {
-    if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
-    const i = TABS.findIndex((t) => t.id === tab);
-    const next = TABS[(i + (e.key === "ArrowRight" ? 1 : TABS.length - 1)) % TABS.length];
-    if (!next) return;
-    setTab(next.id);
-    tabRefs.current[next.id]?.focus();
-  }
   return (
     <div className="out">
-      <div className="tabs" role="tablist" aria-label="Output" onKeyDown={onKey}>
-        {TABS.map((t) => (
-          <button
-            key={t.id}
-            ref={(el) => {
-              tabRefs.current[t.id] = el;
-            }}
-            type="button"
-            role="tab"
-            id={`${idPrefix}-tab-${t.id}`}
-            aria-controls={`${idPrefix}-panel-${t.id}`}
-            aria-selected={tab === t.id}
-            tabIndex={tab === t.id ? 0 : -1}
-            className={`tab${t.id === "error" && envelope?.error ? " tab-bad" : ""}`}
-            onClick={() => setTab(t.id)}
-          >
-            {t.label}
-            {counts[t.id] ? <span className="tab-count">{counts[t.id]}</span> : null}
-          </button>
-        ))}
-      </div>
-      <div
-        className="out-body"
-        role="tabpanel"
-        id={`${idPrefix}-panel-${tab}`}
-        aria-labelledby={`${idPrefix}-tab-${tab}`}
-        data-testid={`pane-${tab}`}
-      >
+      <Tabs
+        label="Output"
+        idPrefix={idPrefix}
+        selected={tab}
+        onSelect={setTab}
+        tabs={TABS.map((t) => ({
+          id: t.id,
+          label: (
+            <>
+              {t.label}
+              {counts[t.id] ? <span className="tab-count">{counts[t.id]}</span> : null}
+            </>
+          ),
+          ...(t.id === "error" && envelope?.error ? { className: "tab-bad" } : {}),
+        }))}
+      />
+      <TabPanel className="out-body" idPrefix={idPrefix} selected={tab} data-testid={`pane-${tab}`}>
         {!envelope ? (
           <div className="empty">
             {running
@@ -84,7 +60,7 @@ export function OutputPanes({
         ) : (
           <Pane tab={tab} envelope={envelope} />
         )}
-      </div>
+      </TabPanel>
     </div>
   );
 }

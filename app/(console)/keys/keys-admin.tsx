@@ -5,6 +5,7 @@ import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { CopyButton } from "../../_components/copy-button";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
+import { TabPanel, Tabs } from "../../_components/tabs";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
 const MODE_HELP: Record<Mode, string> = {
@@ -343,28 +344,17 @@ function Snippets({
   const text = snippetText(tab, apiKey, origin || "http://127.0.0.1:3000", projectDir);
   return (
     <div>
-      <div
-        className="tabs"
-        role="tablist"
-        aria-label={compact ? "Snippets with the new key" : "Client snippets"}
-      >
-        {SNIPPETS.map((id) => (
-          <button
-            key={id}
-            type="button"
-            role="tab"
-            className="tab"
-            aria-selected={tab === id}
-            onClick={() => setTab(id)}
-          >
-            {SNIPPET_LABEL[id]}
-          </button>
-        ))}
-      </div>
-      <div className="snippet" role="tabpanel" aria-label={SNIPPET_LABEL[tab]}>
+      <Tabs
+        label={compact ? "Snippets with the new key" : "Client snippets"}
+        idPrefix={compact ? "fresh-snippet" : "snippet"}
+        selected={tab}
+        onSelect={setTab}
+        tabs={SNIPPETS.map((id) => ({ id, label: SNIPPET_LABEL[id] }))}
+      />
+      <TabPanel className="snippet" idPrefix={compact ? "fresh-snippet" : "snippet"} selected={tab}>
         <pre data-testid={`snippet-${tab}`}>{text}</pre>
         <CopyButton text={text} />
-      </div>
+      </TabPanel>
       {!compact && (
         <p className="field-hint" style={{ margin: 0 }}>
           {tab === "http" || tab === "claude"

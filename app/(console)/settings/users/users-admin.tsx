@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ROLES, type Role } from "@/server/services/roles";
+import { DataTable } from "../../../_components/data-table";
 import { ErrorNote } from "../../../_components/error-note";
 import { useTRPC } from "../../../_lib/trpc";
 
@@ -26,37 +27,31 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
       <section className="card">
         <h2>People</h2>
         <ErrorNote error={users.error ?? setRole.error} />
-        <table>
-          <thead>
-            <tr>
-              <th>Username</th>
-              <th>Name</th>
-              <th>Role</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data?.map((u) => (
-              <tr key={u.id}>
-                <td>
-                  <code>{u.username}</code>
-                </td>
-                <td>{u.displayName}</td>
-                <td>
-                  <select
-                    aria-label={`Role of ${u.username}`}
-                    value={u.role}
-                    disabled={u.id === selfId || setRole.isPending}
-                    onChange={(e) => setRole.mutate({ userId: u.id, role: e.target.value as Role })}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r}>{r}</option>
-                    ))}
-                  </select>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          label="People"
+          dense={false}
+          rows={users.data ?? []}
+          rowKey={(u) => u.id}
+          columns={[
+            { label: "Username", cell: (u) => <code>{u.username}</code> },
+            { label: "Name", cell: (u) => u.displayName },
+            {
+              label: "Role",
+              cell: (u) => (
+                <select
+                  aria-label={`Role of ${u.username}`}
+                  value={u.role}
+                  disabled={u.id === selfId || setRole.isPending}
+                  onChange={(e) => setRole.mutate({ userId: u.id, role: e.target.value as Role })}
+                >
+                  {ROLES.map((r) => (
+                    <option key={r}>{r}</option>
+                  ))}
+                </select>
+              ),
+            },
+          ]}
+        />
       </section>
       <section className="card">
         <h2>Add a user</h2>

@@ -1,12 +1,14 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import Markdown from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { CategoryBadge } from "../../../_components/category-badge";
 import { CopyButton } from "../../../_components/copy-button";
+import { DataTable } from "../../../_components/data-table";
 import { ErrorNote } from "../../../_components/error-note";
+import { TabPanel, Tabs } from "../../../_components/tabs";
 import { useTRPC } from "../../../_lib/trpc";
 import { InlineCode } from "../inline-code";
 import { PublishError } from "../publish-errors";
@@ -44,7 +46,6 @@ export function ToolsetDetail({
   const [tryBinding, setTryBinding] = useState<string | null>(null);
   const [uploading, setUploading] = useState(false);
   const [published, setPublished] = useState<string | null>(null);
-  const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
   const invalidate = () =>
     Promise.all([
       qc.invalidateQueries({ queryKey: trpc.toolsets.pathKey() }),
@@ -64,27 +65,9 @@ export function ToolsetDetail({
     if (TABS.some((t) => t.id === fromHash)) setTab(fromHash as TabId);
   }, []);
 
-  function choose(id: TabId, focus = false) {
+  function choose(id: TabId) {
     setTab(id);
     window.history.replaceState(null, "", `#${id}`);
-    if (focus) tabRefs.current[id]?.focus();
-  }
-
-  function onTabKey(e: KeyboardEvent) {
-    const i = TABS.findIndex((t) => t.id === tab);
-    const next =
-      e.key === "ArrowRight"
-        ? (i + 1) % TABS.length
-        : e.key === "ArrowLeft"
-          ? (i - 1 + TABS.length) % TABS.length
-          : e.key === "Home"
-            ? 0
-            : e.key === "End"
-              ? TABS.length - 1
-              : -1;
-    if (next < 0) return;
-    e.preventDefault();
-    choose((TABS[next] as (typeof TABS)[number]).id, true);
   }
 
   if (toolset.error) {
@@ -186,29 +169,18 @@ export function ToolsetDetail({
         </div>
       )}
 
-      <div className="tabs" role="tablist" aria-label="Toolset sections" onKeyDown={onTabKey}>
-        {TABS.map((x) => (
-          <button
-            key={x.id}
-            ref={(el) => {
-              tabRefs.current[x.id] = el;
-            }}
-            type="button"
-            role="tab"
-            id={`tab-${x.id}`}
-            className="tab"
-            aria-selected={tab === x.id}
-            aria-controls={`panel-${x.id}`}
-            tabIndex={tab === x.id ? 0 : -1}
-            onClick={() => choose(x.id)}
-          >
-            {x.label}
-            {x.id === "versions" && t ? ` (${t.versions.length})` : ""}
-          </button>
-        ))}
-      </div>
+      <Tabs
+        label="Toolset sections"
+        idPrefix="toolset"
+        selected={tab}
+        onSelect={choose}
+        tabs={TABS.map((x) => ({
+          id: x.id,
+          label: `${x.label}${x.id === "versions" && t ? ` (${t.versions.length})` : ""}`,
+        }))}
+      />
 
-      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+      <TabPanel idPrefix="toolset" selected={tab}>
         {!t ? (
           <p className="muted">Loading {name}…</p>
         ) : tab === "overview" ? (
@@ -222,62 +194,62 @@ export function ToolsetDetail({
                   external).
                 </div>
               ) : (
-                <div className="table-wrap">
-                  <table className="dense">
-                    <thead>
-                      <tr>
-                        <th scope="col" style={{ width: "36%" }}>
-                          Binding
-                        </th>
-                        <th scope="col">Parameters</th>
-                        <th scope="col">Category</th>
-                        <th scope="col">
-                          <span className="visually-hidden">Actions</span>
-                        </th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {t.bindings.map((b) => {
+                <DataTable
+                  label="Bindings"
+                  rows={t.bindings}
+                  rowKey={(b) => b.name}
+                  rowProps={(b) => ({ "data-testid": `binding-${b.name}` })}
+                  columns={[
+                    {
+                      label: "Binding",
+                      style: { width: "36%" },
+                      cell: (b) => (
+                        <>
+                          <code>{b.name}</code>
+                          <div className="small muted clamp-3" title={b.description}>
+                            {b.description}
+                          </div>
+                        </>
+                      ),
+                    },
+                    { label: "Parameters", cell: (b) => <Params schema={b.inputSchema} /> },
+                    {
+                      label: "Category",
+                      cell: (b) => {
                         const cap = categoryOf.get(b.name);
                         return (
-                          <tr key={b.name} data-testid={`binding-${b.name}`}>
-                            <td>
-                              <code>{b.name}</code>
-                              <div className="small muted clamp-3" title={b.description}>
-                                {b.description}
+                          <>
+                            <CategoryBadge category={cap?.category ?? b.category} />
+                            {cap?.pendingCategory && (
+                              <div className="small pill-wait">
+                                declares <CategoryBadge category={cap.pendingCategory} /> —{" "}
+                                <Link href="/capabilities">review</Link>
                               </div>
-                            </td>
-                            <td>
-                              <Params schema={b.inputSchema} />
-                            </td>
-                            <td>
-                              <CategoryBadge category={cap?.category ?? b.category} />
-                              {cap?.pendingCategory && (
-                                <div className="small pill-wait">
-                                  declares <CategoryBadge category={cap.pendingCategory} /> —{" "}
-                                  <Link href="/capabilities">review</Link>
-                                </div>
-                              )}
-                            </td>
-                            <td className="actions">
-                              <button
-                                type="button"
-                                className="btn btn-sm"
-                                aria-label={`Try ${b.name}`}
-                                onClick={() => {
-                                  setTryBinding(b.name);
-                                  choose("try");
-                                }}
-                              >
-                                Try
-                              </button>
-                            </td>
-                          </tr>
+                            )}
+                          </>
                         );
-                      })}
-                    </tbody>
-                  </table>
-                </div>
+                      },
+                    },
+                    {
+                      label: "Actions",
+                      hideLabel: true,
+                      className: "actions",
+                      cell: (b) => (
+                        <button
+                          type="button"
+                          className="btn btn-sm"
+                          aria-label={`Try ${b.name}`}
+                          onClick={() => {
+                            setTryBinding(b.name);
+                            choose("try");
+                          }}
+                        >
+                          Try
+                        </button>
+                      ),
+                    },
+                  ]}
+                />
               )}
             </section>
             <section className="card doc-card" aria-labelledby="doc-h">
@@ -355,7 +327,7 @@ export function ToolsetDetail({
             </pre>
           </section>
         )}
-      </div>
+      </TabPanel>
     </>
   );
 }

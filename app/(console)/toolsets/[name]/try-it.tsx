@@ -8,6 +8,7 @@ import { CategoryBadge } from "../../../_components/category-badge";
 import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
 import { JsonView } from "../../../_components/json-view";
+import { TabPanel, Tabs } from "../../../_components/tabs";
 import { useTRPC } from "../../../_lib/trpc";
 import { initialArgs, type Schema, SchemaForm } from "./schema-form";
 
@@ -158,58 +159,57 @@ export function TryIt({
               )}
             </div>
           )}
-          <div className="tabs" role="tablist" aria-label="Arguments editor" style={{ marginBottom: 0 }}>
-            {(["form", "json"] as const).map((v) => (
-              <button
-                key={v}
-                type="button"
-                role="tab"
-                className="tab"
-                aria-selected={view === v}
-                onClick={() => switchView(v)}
-              >
-                {v === "form" ? "Form" : "JSON"}
-              </button>
-            ))}
-          </div>
-          {binding && view === "form" ? (
-            <SchemaForm
-              key={`${bindingName}-${formKey}`}
-              schema={binding.inputSchema}
-              value={args}
-              onChange={setArgs}
-              idPrefix={`arg-${bindingName}`}
-            />
-          ) : (
-            <label>
-              Arguments (JSON)
-              <textarea
-                rows={10}
-                value={jsonText}
-                spellCheck={false}
-                aria-invalid={jsonError !== null}
-                onChange={(e) => {
-                  setJsonText(e.target.value);
-                  try {
-                    const parsed = JSON.parse(e.target.value) as unknown;
-                    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-                      setJsonError("the arguments are one JSON object");
-                      return;
-                    }
-                    setArgs(parsed as Record<string, unknown>);
-                    setJsonError(null);
-                  } catch (error) {
-                    setJsonError((error as Error).message);
-                  }
-                }}
+          <Tabs
+            label="Arguments editor"
+            idPrefix={`try-${toolset}`}
+            selected={view}
+            onSelect={switchView}
+            style={{ marginBottom: 0 }}
+            tabs={[
+              { id: "form", label: "Form" },
+              { id: "json", label: "JSON" },
+            ]}
+          />
+          <TabPanel idPrefix={`try-${toolset}`} selected={view}>
+            {binding && view === "form" ? (
+              <SchemaForm
+                key={`${bindingName}-${formKey}`}
+                schema={binding.inputSchema}
+                value={args}
+                onChange={setArgs}
+                idPrefix={`arg-${bindingName}`}
               />
-              {jsonError && (
-                <span className="field-hint" style={{ color: "var(--danger)" }}>
-                  {jsonError}
-                </span>
-              )}
-            </label>
-          )}
+            ) : (
+              <label>
+                Arguments (JSON)
+                <textarea
+                  rows={10}
+                  value={jsonText}
+                  spellCheck={false}
+                  aria-invalid={jsonError !== null}
+                  onChange={(e) => {
+                    setJsonText(e.target.value);
+                    try {
+                      const parsed = JSON.parse(e.target.value) as unknown;
+                      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+                        setJsonError("the arguments are one JSON object");
+                        return;
+                      }
+                      setArgs(parsed as Record<string, unknown>);
+                      setJsonError(null);
+                    } catch (error) {
+                      setJsonError((error as Error).message);
+                    }
+                  }}
+                />
+                {jsonError && (
+                  <span className="field-hint" style={{ color: "var(--danger)" }}>
+                    {jsonError}
+                  </span>
+                )}
+              </label>
+            )}
+          </TabPanel>
           <div className="row">
             <button
               type="submit"
