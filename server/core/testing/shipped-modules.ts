@@ -11,6 +11,19 @@ import { listToolsetFolders, readToolsetFolder } from "../toolsets/read-toolset-
 import type { CompiledToolset } from "../toolsets/types";
 import { createMemoryPorts } from "./memory-ports";
 
+/** What ToolStore ships: the built-in modules, then the example toolsets. */
+export const SHIPPED_MODULE_NAMES = [
+  "store",
+  "assets",
+  "http",
+  "calculator",
+  "chart",
+  "lisp",
+  "units",
+  "weather",
+  "webhook",
+] as const;
+
 export const SHIPPED_TOOLSETS_DIR = path.resolve(import.meta.dirname, "../../../toolsets");
 
 export function shippedBuiltins(): CapabilityModule[] {

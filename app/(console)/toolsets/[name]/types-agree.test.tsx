@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "@/server/core/actions/engine";
 import { builtinModules } from "@/server/core/capabilities/builtins";
 import { createMemoryPorts } from "@/server/core/testing/memory-ports";
-import { shippedToolsets } from "@/server/core/testing/shipped-modules";
+import { SHIPPED_MODULE_NAMES, shippedToolsets } from "@/server/core/testing/shipped-modules";
 import type { Db } from "@/server/db";
 import type { ServerEngine } from "@/server/services/engine";
 import { createMcpBackend } from "@/server/services/mcp-backend";
@@ -168,19 +168,7 @@ afterAll(() => engine?.close());
 describe("types of every shipped module", () => {
   it("agree between the execute_code description, the Monaco typings and the console", async () => {
     const modules = await engine.registry.modules();
-    expect(modules.map((m) => m.name)).toEqual(
-      expect.arrayContaining([
-        "store",
-        "assets",
-        "http",
-        "calculator",
-        "chart",
-        "lisp",
-        "units",
-        "weather",
-        "webhook",
-      ]),
-    );
+    expect(modules.map((m) => m.name)).toEqual([...SHIPPED_MODULE_NAMES]);
     let compared = 0;
     for (const m of modules) {
       for (const e of m.exports) {
