@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { CopyButton } from "../../_components/copy-button";
+import { DataTable } from "../../_components/data-table";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
 import { TabPanel, Tabs } from "../../_components/tabs";
@@ -52,87 +53,98 @@ export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null;
               Create one on the right, then paste the snippet below into your MCP client.
             </div>
           ) : (
-            <div className="table-wrap">
-              <table className="dense">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Mode</th>
-                    <th scope="col">Modules</th>
-                    <th scope="col">Used</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((k) => (
-                    <tr
-                      key={k.id}
-                      className={k.revokedAt ? "rule-off" : undefined}
-                      data-testid={`key-${k.name}`}
-                    >
-                      <td>
-                        <strong>{k.name}</strong>
-                        <div className="small muted">
-                          <code>{k.prefix}…</code> · {k.owner} · created <RelativeTime value={k.createdAt} />
-                        </div>
-                      </td>
-                      <td>
-                        <span className="pill">{k.mode}</span>
-                      </td>
-                      <td>
-                        {k.modules.includes("*") ? (
-                          <span className="muted">all modules</span>
-                        ) : (
-                          <span className="row" style={{ gap: 4 }}>
-                            {k.modules.map((m) => (
-                              <code key={m}>{m}</code>
-                            ))}
-                          </span>
-                        )}
-                      </td>
-                      <td className="small">
-                        <RelativeTime value={k.lastUsedAt} />
-                      </td>
-                      <td className="actions">
-                        {k.revokedAt ? (
-                          <span className="pill pill-bad">
-                            revoked <RelativeTime value={k.revokedAt} />
-                          </span>
-                        ) : confirm === k.id ? (
-                          <span className="row" style={{ justifyContent: "flex-end" }}>
-                            <button
-                              type="button"
-                              className="btn btn-sm btn-danger"
-                              autoFocus
-                              disabled={revoke.isPending}
-                              onClick={() =>
-                                revoke.mutate({ id: k.id }, { onSettled: () => setConfirm(null) })
-                              }
-                            >
-                              Revoke now
-                            </button>
-                            <button type="button" className="btn btn-sm" onClick={() => setConfirm(null)}>
-                              Keep
-                            </button>
-                          </span>
-                        ) : (
+            <DataTable
+              rows={list}
+              rowKey={(k) => k.id}
+              rowProps={(k) => ({
+                className: k.revokedAt ? "rule-off" : undefined,
+                "data-testid": `key-${k.name}`,
+              })}
+              columns={[
+                {
+                  label: "Name",
+                  cell: (k) => (
+                    <>
+                      <strong>{k.name}</strong>
+                      <div className="small muted">
+                        <code>{k.prefix}…</code> · {k.owner} · created <RelativeTime value={k.createdAt} />
+                      </div>
+                    </>
+                  ),
+                },
+                {
+                  label: "Mode",
+                  cell: (k) => (
+                    <>
+                      <span className="pill">{k.mode}</span>
+                    </>
+                  ),
+                },
+                {
+                  label: "Modules",
+                  cell: (k) => (
+                    <>
+                      {k.modules.includes("*") ? (
+                        <span className="muted">all modules</span>
+                      ) : (
+                        <span className="row" style={{ gap: 4 }}>
+                          {k.modules.map((m) => (
+                            <code key={m}>{m}</code>
+                          ))}
+                        </span>
+                      )}
+                    </>
+                  ),
+                },
+                {
+                  label: "Used",
+                  className: "small",
+                  cell: (k) => (
+                    <>
+                      <RelativeTime value={k.lastUsedAt} />
+                    </>
+                  ),
+                },
+                {
+                  label: "Actions",
+                  hideLabel: true,
+                  className: "actions",
+                  cell: (k) => (
+                    <>
+                      {k.revokedAt ? (
+                        <span className="pill pill-bad">
+                          revoked <RelativeTime value={k.revokedAt} />
+                        </span>
+                      ) : confirm === k.id ? (
+                        <span className="row" style={{ justifyContent: "flex-end" }}>
                           <button
                             type="button"
                             className="btn btn-sm btn-danger"
-                            aria-label={`Revoke ${k.name}`}
-                            onClick={() => setConfirm(k.id)}
+                            autoFocus
+                            disabled={revoke.isPending}
+                            onClick={() => revoke.mutate({ id: k.id }, { onSettled: () => setConfirm(null) })}
                           >
-                            Revoke
+                            Revoke now
                           </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                          <button type="button" className="btn btn-sm" onClick={() => setConfirm(null)}>
+                            Keep
+                          </button>
+                        </span>
+                      ) : (
+                        <button
+                          type="button"
+                          className="btn btn-sm btn-danger"
+                          aria-label={`Revoke ${k.name}`}
+                          onClick={() => setConfirm(k.id)}
+                        >
+                          Revoke
+                        </button>
+                      )}
+                    </>
+                  ),
+                },
+              ]}
+            />
           )}
         </section>
         <CreateKey

@@ -8,6 +8,7 @@ import {
   CONDITION_OPS as OPS,
   type ConditionOp as Op,
 } from "@/server/core/gate/terms";
+import { DataTable } from "../../_components/data-table";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
@@ -102,109 +103,121 @@ export function RulesAdmin({ canEdit }: { canEdit: boolean }) {
               : "Without rules, the mode and the category decide every call."}
           </div>
         ) : (
-          <div className="table-wrap">
-            <table className="dense">
-              <thead>
-                <tr>
-                  <th scope="col">Effect</th>
-                  <th scope="col">Capability</th>
-                  <th scope="col">When</th>
-                  <th scope="col">On</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((r) => (
-                  <tr
-                    key={r.id}
-                    className={(flipped[r.id] ?? r.enabled) ? undefined : "rule-off"}
-                    data-testid="rule-row"
-                  >
-                    <td>
-                      <span className={`effect effect-${r.effect}`}>{r.effect}</span>
-                    </td>
-                    <td>
-                      <code>{r.pattern}</code>
-                      {r.description && <div className="small muted">{r.description}</div>}
-                      {r.versionHash && (
-                        <div className="small muted" title={r.versionHash}>
-                          only version {r.versionHash.slice(0, 10)}
-                        </div>
-                      )}
-                    </td>
-                    <td>
-                      {r.conditions.length === 0 ? (
-                        <span className="muted">any arguments</span>
-                      ) : (
-                        <ul className="param-list">
-                          {r.conditions.map((c) => (
-                            <li key={`${c.path}-${c.op}-${JSON.stringify(c.value)}`}>
-                              <code>{c.path}</code> {OP_LABEL[c.op] ?? c.op}{" "}
-                              <code>{JSON.stringify(c.value)}</code>
-                            </li>
-                          ))}
-                        </ul>
-                      )}
-                      <div className="small muted">
-                        {r.createdBy ?? "—"} · <RelativeTime value={r.updatedAt} />
+          <DataTable
+            rows={list}
+            rowKey={(r) => r.id}
+            rowProps={(r) => ({
+              className: (flipped[r.id] ?? r.enabled) ? undefined : "rule-off",
+              "data-testid": "rule-row",
+            })}
+            columns={[
+              {
+                label: "Effect",
+                cell: (r) => (
+                  <>
+                    <span className={`effect effect-${r.effect}`}>{r.effect}</span>
+                  </>
+                ),
+              },
+              {
+                label: "Capability",
+                cell: (r) => (
+                  <>
+                    <code>{r.pattern}</code>
+                    {r.description && <div className="small muted">{r.description}</div>}
+                    {r.versionHash && (
+                      <div className="small muted" title={r.versionHash}>
+                        only version {r.versionHash.slice(0, 10)}
                       </div>
-                    </td>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Rule ${r.pattern} enabled`}
-                        checked={flipped[r.id] ?? r.enabled}
-                        disabled={!canEdit}
-                        onChange={(e) => {
-                          setFlipped({ ...flipped, [r.id]: e.target.checked });
-                          setEnabled.mutate({ id: r.id, enabled: e.target.checked });
-                        }}
-                      />
-                    </td>
-                    <td className="actions">
-                      {canEdit && (
-                        <>
+                    )}
+                  </>
+                ),
+              },
+              {
+                label: "When",
+                cell: (r) => (
+                  <>
+                    {r.conditions.length === 0 ? (
+                      <span className="muted">any arguments</span>
+                    ) : (
+                      <ul className="param-list">
+                        {r.conditions.map((c) => (
+                          <li key={`${c.path}-${c.op}-${JSON.stringify(c.value)}`}>
+                            <code>{c.path}</code> {OP_LABEL[c.op] ?? c.op}{" "}
+                            <code>{JSON.stringify(c.value)}</code>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                    <div className="small muted">
+                      {r.createdBy ?? "—"} · <RelativeTime value={r.updatedAt} />
+                    </div>
+                  </>
+                ),
+              },
+              {
+                label: "On",
+                cell: (r) => (
+                  <>
+                    <input
+                      type="checkbox"
+                      aria-label={`Rule ${r.pattern} enabled`}
+                      checked={flipped[r.id] ?? r.enabled}
+                      disabled={!canEdit}
+                      onChange={(e) => {
+                        setFlipped({ ...flipped, [r.id]: e.target.checked });
+                        setEnabled.mutate({ id: r.id, enabled: e.target.checked });
+                      }}
+                    />
+                  </>
+                ),
+              },
+              {
+                label: "Actions",
+                hideLabel: true,
+                className: "actions",
+                cell: (r) => (
+                  <>
+                    {canEdit && (
+                      <>
+                        <button
+                          type="button"
+                          className="btn btn-sm"
+                          aria-label={`Edit rule ${r.pattern}`}
+                          onClick={() => {
+                            setEditing(r);
+                            formRef.current?.scrollIntoView({ block: "nearest" });
+                          }}
+                        >
+                          Edit
+                        </button>
+                        {confirmDelete === r.id ? (
                           <button
                             type="button"
-                            className="btn btn-sm"
-                            aria-label={`Edit rule ${r.pattern}`}
-                            onClick={() => {
-                              setEditing(r);
-                              formRef.current?.scrollIntoView({ block: "nearest" });
-                            }}
+                            className="btn btn-sm btn-danger"
+                            autoFocus
+                            onBlur={() => setConfirmDelete(null)}
+                            onClick={() => remove.mutate({ id: r.id })}
                           >
-                            Edit
+                            Confirm delete
                           </button>
-                          {confirmDelete === r.id ? (
-                            <button
-                              type="button"
-                              className="btn btn-sm btn-danger"
-                              autoFocus
-                              onBlur={() => setConfirmDelete(null)}
-                              onClick={() => remove.mutate({ id: r.id })}
-                            >
-                              Confirm delete
-                            </button>
-                          ) : (
-                            <button
-                              type="button"
-                              className="btn btn-sm btn-danger"
-                              aria-label={`Delete rule ${r.pattern}`}
-                              onClick={() => setConfirmDelete(r.id)}
-                            >
-                              Delete
-                            </button>
-                          )}
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                        ) : (
+                          <button
+                            type="button"
+                            className="btn btn-sm btn-danger"
+                            aria-label={`Delete rule ${r.pattern}`}
+                            onClick={() => setConfirmDelete(r.id)}
+                          >
+                            Delete
+                          </button>
+                        )}
+                      </>
+                    )}
+                  </>
+                ),
+              },
+            ]}
+          />
         )}
       </section>
       {canEdit && (

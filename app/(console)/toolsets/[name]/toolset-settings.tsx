@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { DataTable } from "../../../_components/data-table";
 import { ErrorNote } from "../../../_components/error-note";
 import { RelativeTime } from "../../../_components/relative-time";
 import { type RouterOutputs, useTRPC } from "../../../_lib/trpc";
@@ -62,25 +63,25 @@ function EnvCard({ name, env, canEdit }: { name: string; env: EnvVar[]; canEdit:
           {canEdit ? " You can still add one below." : ""}
         </div>
       ) : (
-        <table className="dense">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {env.map((v) => (
-              <tr key={v.name} data-testid={`env-${v.name}`}>
-                <td>
+        <DataTable
+          rows={env}
+          rowKey={(v) => v.name}
+          rowProps={(v) => ({ "data-testid": `env-${v.name}` })}
+          columns={[
+            {
+              label: "Name",
+              cell: (v) => (
+                <>
                   <code>{v.name}</code> {v.secret && <span className="pill">secret</span>}
                   {!v.declared && <span className="pill">not declared</span>}
                   {v.description && <div className="small muted">{v.description}</div>}
-                </td>
-                <td>
+                </>
+              ),
+            },
+            {
+              label: "Value",
+              cell: (v) => (
+                <>
                   {editing === v.name ? (
                     <EnvEditor
                       toolset={name}
@@ -103,8 +104,15 @@ function EnvCard({ name, env, canEdit }: { name: string; env: EnvVar[]; canEdit:
                   ) : (
                     <span className="pill pill-wait">not set</span>
                   )}
-                </td>
-                <td className="actions">
+                </>
+              ),
+            },
+            {
+              label: "Actions",
+              hideLabel: true,
+              className: "actions",
+              cell: (v) => (
+                <>
                   {canEdit && editing !== v.name && (
                     <>
                       <button
@@ -127,11 +135,11 @@ function EnvCard({ name, env, canEdit }: { name: string; env: EnvVar[]; canEdit:
                       )}
                     </>
                   )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
       {canEdit && <AddVariable toolset={name} onDone={() => void invalidate()} />}
     </section>
