@@ -1,9 +1,10 @@
 "use client";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
-import { MODES, type Mode } from "@/server/core/capabilities/types";
+import type { Mode } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../_components/category-badge";
 import { ErrorNote } from "../../_components/error-note";
+import { ModeSelect } from "../../_components/mode-select";
 import { sampleArgs } from "../../_components/schema-sample";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
@@ -105,16 +106,7 @@ export function TestCall() {
                 ))}
               </select>
             </label>
-            <label>
-              Mode
-              <select value={effectiveMode} onChange={(e) => setMode(e.target.value as Mode)}>
-                {MODES.map((m) => (
-                  <option key={m} value={m}>
-                    {m}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ModeSelect value={effectiveMode} onChange={setMode} />
           </div>
           <label>
             Arguments (JSON) <span className="field-hint">Ctrl+Enter tests</span>

@@ -3,11 +3,12 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { MODES, type Mode } from "@/server/core/capabilities/types";
+import type { Mode } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../../_components/category-badge";
 import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
 import { JsonView } from "../../../_components/json-view";
+import { ModeSelect } from "../../../_components/mode-select";
 import { TabPanel, Tabs } from "../../../_components/tabs";
 import { useTRPC } from "../../../_lib/trpc";
 import { initialArgs, type Schema, SchemaForm } from "./schema-form";
@@ -138,16 +139,7 @@ export function TryIt({
                 ))}
               </select>
             </label>
-            <label>
-              Mode
-              <select value={effectiveMode} onChange={(e) => setMode(e.target.value as Mode)}>
-                {MODES.map((m) => (
-                  <option key={m} value={m}>
-                    {m}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ModeSelect value={effectiveMode} onChange={setMode} />
           </div>
           {binding && (
             <div className="small">
