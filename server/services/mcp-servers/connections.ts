@@ -414,10 +414,15 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
       }
       c.inflight += 1;
       c.lastUsed = Date.now();
+      // One signal per call: the SDK keeps its abort listener, and a run makes many calls.
+      const cancel = new AbortController();
+      const onAbort = () => cancel.abort(signal?.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) cancel.abort(signal.reason);
       try {
         const result = (await c.client.callTool({ name: tool, arguments: args }, undefined, {
           timeout: config.callTimeoutMs,
-          ...(signal ? { signal } : {}),
+          signal: cancel.signal,
         })) as CallToolResult;
         stateOf(config.name).crashes = 0;
         return result;
@@ -426,6 +431,7 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
           throw new AppError("CONFLICT", `the run ended; ${config.name}.${tool} was cancelled upstream`);
         throw upstreamFailure(config, tool, error);
       } finally {
+        signal?.removeEventListener("abort", onAbort);
         c.inflight -= 1;
         c.lastUsed = Date.now();
       }
