@@ -50,6 +50,11 @@ export interface ConnectionManagerOptions {
   /** First restart delay after a crash; doubles per crash up to maxBackoffMs. */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * A live connection lists the tools again before a call when its list is older than this, so a
+   * server that swaps a tool without `tools/list_changed` is caught within this time.
+   */
+  relistMs?: number;
   onStatus?(name: string, status: ConnectionStatus): void | Promise<void>;
   onTools?(name: string, tools: UpstreamTool[]): void | Promise<void>;
 }
@@ -67,6 +72,7 @@ interface Connection {
   closing: boolean;
   /** Pin hash of each tool as last listed on this connection. */
   toolHashes: Map<string, string>;
+  listedAt: number;
 }
 
 interface ServerState {
@@ -89,6 +95,8 @@ export interface ConnectionManager {
   listTools(config: ConnectionConfig): Promise<UpstreamTool[]>;
   /** Closes one server's connection (after a config change or removal). */
   disconnect(name: string): Promise<void>;
+  /** Servers with a live or starting connection. */
+  connectedNames(): string[];
   /** Pids of live stdio processes by server name (status pages, tests). */
   processes(): Map<string, number>;
   stderrOf(name: string): string;
@@ -164,6 +172,7 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
   const idleMs = options.idleMs ?? 10 * 60_000;
   const backoffMs = options.backoffMs ?? 250;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const relistMs = options.relistMs ?? 60_000;
   const states = new Map<string, ServerState>();
   let closed = false;
 
@@ -259,6 +268,7 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
       cursor = page.nextCursor;
     } while (cursor);
     connection.toolHashes = new Map(tools.map((t) => [t.name, toolHash(t)]));
+    connection.listedAt = Date.now();
     await options.onTools?.(connection.config.name, tools);
     return tools;
   }
@@ -299,6 +309,7 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
       pid: null,
       closing: false,
       toolHashes: new Map(),
+      listedAt: 0,
       ready: Promise.resolve(),
     };
     client.onclose = () => {
@@ -399,6 +410,7 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
     async callTool(config, tool, args, callOptions = {}) {
       const { signal, expectHash } = callOptions;
       const c = await connected(config, signal);
+      if (Date.now() - c.listedAt > relistMs) await syncTools(c);
       const listed = c.toolHashes.get(tool);
       if (expectHash && listed !== expectHash) {
         // The upstream swapped the tool after it was accepted: it waits for review again.
@@ -445,6 +457,9 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
       const c = states.get(name)?.connection;
       if (c) await stop(name, c);
       states.delete(name);
+    },
+    connectedNames() {
+      return [...states.entries()].filter(([, s]) => s.connection).map(([name]) => name);
     },
     processes() {
       const out = new Map<string, number>();

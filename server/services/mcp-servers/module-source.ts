@@ -30,6 +30,7 @@ export interface McpModuleSource extends ModuleSource {
   readonly manager: ConnectionManager;
   /** Connects to a server now and stores its tool list (console "refresh", CLI add). */
   refresh(name: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 const serverSelect = {
@@ -207,6 +208,9 @@ export function createMcpModuleSource(options: McpModuleSourceOptions): McpModul
       ]);
       const active = new Map(caps.map((c) => [c.name, c.versionHash]));
       for (const row of rows) if (!row.toolsSyncedAt) discover(row);
+      // A server removed or disabled anywhere loses its process here too.
+      const live = new Set(rows.map((r) => r.name));
+      for (const name of manager.connectedNames()) if (!live.has(name)) void manager.disconnect(name);
       return rows.map((row) => moduleOf(row, active));
     },
     async refresh(name) {
