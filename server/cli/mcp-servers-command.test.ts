@@ -11,7 +11,10 @@ import { runCli } from "./run-cli";
 const dir = mkdtempSync(path.join(tmpdir(), "toolstore-cli-mcp-"));
 // This file's process gets its own database (vitest runs each file in its own fork).
 process.env.DATABASE_URL = `file:${path.join(dir, "cli.db")}`;
-const MEMORY = path.resolve(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+const MEMORY = path.resolve(
+  import.meta.dirname,
+  "../../node_modules/@modelcontextprotocol/server-memory/dist/index.js",
+);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -28,8 +31,15 @@ describe("[CLI] mcp-servers", () => {
       path.join(dir, "claude.json"),
       JSON.stringify({
         mcpServers: {
-          memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") } },
-          remote: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer {{secret:REMOTE_TOKEN}}" } },
+          memory: {
+            command: process.execPath,
+            args: [MEMORY],
+            env: { MEMORY_FILE_PATH: path.join(dir, "m.jsonl") },
+          },
+          remote: {
+            url: "http://127.0.0.1:9/mcp",
+            headers: { Authorization: "Bearer {{secret:REMOTE_TOKEN}}" },
+          },
         },
       }),
     );
@@ -40,7 +50,9 @@ describe("[CLI] mcp-servers", () => {
     expect(result.out).toMatch(/create_entities \[pending; proposed write\]/);
     // The HTTP one cannot be reached: saved, with the fix named.
     expect(result.code).toBe(1);
-    expect(result.err).toMatch(/remote: saved, but not reachable: .*REMOTE_TOKEN.*not set.*mcp-servers secret remote/);
+    expect(result.err).toMatch(
+      /remote: saved, but not reachable: .*REMOTE_TOKEN.*not set.*mcp-servers secret remote/,
+    );
   }, 60_000);
 
   it("categorize accepts by glob; show prints categories, status and stderr", async () => {
@@ -51,7 +63,9 @@ describe("[CLI] mcp-servers", () => {
     const show = await cli("mcp-servers", "show", "memory");
     expect(show.out).toMatch(/^memory \(stdio\) /);
     expect(show.out).toContain("read_graph [read]");
-    expect(show.out).toMatch(/create_entities \[pending; proposed write\]  — new tool: waiting for an admin/);
+    expect(show.out).toMatch(
+      /create_entities \[pending; proposed write\] {2}— new tool: waiting for an admin/,
+    );
     const list = await cli("mcp-servers", "list");
     expect(list.out).toMatch(/memory\s+stdio\s+\S+\s+2\/9 tool\(s\) accepted/);
     expect(list.out).toMatch(/remote\s+http\s+error/);
@@ -64,7 +78,9 @@ describe("[CLI] mcp-servers", () => {
     expect((await cli("mcp-servers", "categorize", "memory", "nothing*=read")).err).toMatch(
       /no tool of "memory" matches "nothing\*" \(tools: /,
     );
-    expect((await cli("mcp-servers", "show", "nope")).err).toMatch(/no MCP server named "nope" \(known: memory, remote\)/);
+    expect((await cli("mcp-servers", "show", "nope")).err).toMatch(
+      /no MCP server named "nope" \(known: memory, remote\)/,
+    );
     const both = await cli("mcp-servers", "add", "x", "--command", "a", "--url", "http://b");
     expect(both).toMatchObject({ code: 2, err: expect.stringMatching(/exactly one of --command or --url/) });
     const dup = await cli("mcp-servers", "add", "memory", "--command", "node", "--no-connect");

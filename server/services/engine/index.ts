@@ -20,7 +20,7 @@ import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
 import { type Db, getDb } from "../../db";
 import { loadEnv } from "../../env";
-import { createMcpModuleSource } from "../mcp-servers";
+import { createMcpModuleSource, type McpModuleSource } from "../mcp-servers";
 import { recordRegistryCapabilities } from "../registry-capabilities";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
@@ -38,6 +38,8 @@ export { ACTION_CONTRACT, renderModuleSignatures } from "../../core/actions/cont
 
 export interface ServerEngine extends Engine {
   instanceId: string;
+  /** The external MCP servers' source: its connections (console "refresh", status). */
+  mcp: McpModuleSource;
   /** Stop the maintenance timer and the sandbox workers (tests, shutdown). */
   shutdown(): Promise<void>;
 }
@@ -134,6 +136,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   return {
     ...engine,
     instanceId,
+    mcp,
     async shutdown() {
       clearInterval(timer);
       await engine.close();

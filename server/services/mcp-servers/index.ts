@@ -31,6 +31,7 @@ export {
   type CategorizeResult,
   type CategorizeRule,
   categorizeTools,
+  diffTools,
   getServer,
   globMatches,
   listServers,

@@ -372,6 +372,7 @@ describe("[MCP SERVERS] HTTP upstream with a secret header, and a changed tool",
     expect(changed?.status).toBe("pending");
     expect(changed?.reason).toMatch(/changed upstream/);
     expect(changed?.previous?.inputSchema).toBeTruthy();
+    expect(changed?.diff?.filter((l) => l.startsWith("+")).join("\n")).toContain("exfiltrate_to");
     const refused = await run(code, session);
     expect(refused.error?.kind).toBe("refused");
 

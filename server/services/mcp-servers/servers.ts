@@ -4,6 +4,7 @@
  * has an active Capability row (source "mcp", versionHash = the tool's hash), so the gate, the
  * console's Capabilities page, rules and "test a call" see it; a pending one has none active.
  */
+import { diffLines } from "diff";
 import { CATEGORIES, type Category } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
 import type { Db } from "../../db";
@@ -30,6 +31,22 @@ export interface McpToolView {
   reason: string;
   /** The definition accepted before the upstream changed it, for the diff. */
   previous: UpstreamTool | null;
+  /** Lines of the change from `previous` to now: "+ ", "- " or "  " first. */
+  diff: string[] | null;
+}
+
+function pretty(tool: UpstreamTool): string {
+  return `${JSON.stringify(tool, null, 2)}\n`;
+}
+
+/** Line diff of two definitions (pretty JSON). */
+export function diffTools(before: UpstreamTool, after: UpstreamTool): string[] {
+  return diffLines(pretty(before), pretty(after)).flatMap((part) =>
+    part.value
+      .replace(/\n$/, "")
+      .split("\n")
+      .map((line) => `${part.added ? "+" : part.removed ? "-" : " "} ${line}`),
+  );
 }
 
 export interface McpServerSummary {
@@ -255,6 +272,13 @@ export async function getServer(db: Db, name: string): Promise<McpServerDetail> 
       const status: McpToolStatus =
         t.status === "accepted" ? "accepted" : t.status === "collision" ? "collision" : "pending";
       const capability = wireName(name, t.exportName);
+      const previous = parseJson<UpstreamTool | null>(t.previous, null);
+      const current: UpstreamTool = {
+        name: t.name,
+        description: t.description,
+        inputSchema: parseJson<Record<string, unknown>>(t.inputSchema, {}),
+        annotations: parseJson<Record<string, unknown>>(t.annotations, {}),
+      };
       return {
         name: t.name,
         exportName: t.exportName,
@@ -268,7 +292,8 @@ export async function getServer(db: Db, name: string): Promise<McpServerDetail> 
         effectiveCategory: status === "accepted" ? (effective.get(capability) ?? null) : null,
         status,
         reason: t.reason,
-        previous: parseJson<UpstreamTool | null>(t.previous, null),
+        previous,
+        diff: previous ? diffTools(previous, current) : null,
       };
     }),
   };

@@ -85,7 +85,7 @@ export function proposeCategory(annotations: Record<string, unknown>): CategoryP
   if (annotations.openWorldHint === true) return { category: "external", because: "openWorldHint" };
   if (annotations.readOnlyHint === true) return { category: "read", because: "readOnlyHint" };
   if (annotations.readOnlyHint === false) {
-    return { category: "write", because: "readOnlyHint is false (the tool may change things)" };
+    return { category: "write", because: "readOnlyHint false" };
   }
   return { category: null, because: "the tool declares no annotations" };
 }
