@@ -180,7 +180,7 @@ export function McpServerDetail({ name, canEdit }: { name: string; canEdit: bool
                           </button>
                         )}
                         {diffOf === t.name && t.diff && (
-                          <pre className="code-view small" aria-label={`Change of ${t.name}`}>
+                          <pre className="code-view small" data-testid={`diff-${t.name}`}>
                             {t.diff.map((line, i) => (
                               <div
                                 // biome-ignore lint/suspicious/noArrayIndexKey: lines of one diff
