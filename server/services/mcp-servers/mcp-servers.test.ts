@@ -20,6 +20,8 @@ import { createScriptedApprover, testSession } from "../../core/testing/fixtures
 import { createMemoryPorts, type MemoryPorts } from "../../core/testing/memory-ports";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
+import { capabilitiesDocument } from "../mcp-backend";
+import { renderModuleTypings } from "../module-typings";
 import { createCapabilityCategoryLookup } from "../toolsets";
 import {
   categorizeTools,
@@ -199,6 +201,19 @@ describe("[MCP SERVERS] tools and categories", () => {
     );
     expect(JSON.stringify(listed.result)).toContain('"memory"');
     expect(JSON.stringify(listed.result)).toContain('"mcp"');
+    // The playground's typings and toolstore://capabilities list them, descriptions quoted as data.
+    const mounted = await engine.registry.mountedModules(testSession());
+    const typings = renderModuleTypings(mounted);
+    expect(typings).toContain('declare module "toolstore/memory"');
+    expect(typings).toMatch(
+      /Tool of the external MCP server "memory". Its description, quoted from the server: «Read the entire knowledge graph/,
+    );
+    expect(JSON.stringify(capabilitiesDocument(mounted))).toContain("memory.read_graph");
+    // Pending tools stay out.
+    expect(memory?.exports.map((e) => e.exportName)).not.toContain("get_sum");
+    expect(mods.find((m) => m.name === "everything")?.exports.map((e) => e.exportName)).not.toContain(
+      "get_sum",
+    );
   });
 });
 

@@ -1,0 +1,53 @@
+/**
+ * Stopping ToolStore ends its MCP server processes even when close() is never reached: a process
+ * that starts server-memory through the connection manager and then exits (as Next's SIGTERM
+ * handler does with process.exit) leaves no server process behind.
+ */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+const SCRIPT = `
+import { createConnectionManager } from "./server/services/mcp-servers/connections.ts";
+const manager = createConnectionManager();
+await manager.listTools({
+  name: "memory",
+  transport: "stdio",
+  command: process.execPath,
+  args: [${JSON.stringify(path.join(ROOT, "node_modules/@modelcontextprotocol/server-memory/dist/index.js"))}],
+  env: { MEMORY_FILE_PATH: "/dev/null" },
+  callTimeoutMs: 20000,
+});
+console.log("PID " + manager.processes().get("memory"));
+process.exit(0);
+`;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("[MCP SERVERS] no leaked processes", () => {
+  it("kills the server processes when ToolStore's process exits", async () => {
+    const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["--input-type=module", "-e", SCRIPT], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(0);
+    const pid = Number(/PID (\d+)/.exec(out)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    // SIGKILL from the exit handler is immediate; allow the kernel a moment to reap.
+    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(pid)).toBe(false);
+  }, 60_000);
+});
