@@ -19,7 +19,7 @@ export function McpServersList({ canEdit }: { canEdit: boolean }) {
   const list = servers.data ?? [];
   const invalidate = () => qc.invalidateQueries({ queryKey: trpc.mcpServers.pathKey() });
   return (
-    <>
+    <div className="mcp-page">
       <div className="page-head">
         <div>
           <h1>MCP servers</h1>
@@ -128,6 +128,6 @@ export function McpServersList({ canEdit }: { canEdit: boolean }) {
           </table>
         </div>
       )}
-    </>
+    </div>
   );
 }

@@ -40,7 +40,7 @@ export function McpServerDetail({ name, canEdit }: { name: string; canEdit: bool
   const reviewable = s.toolList.filter((t) => t.status === "pending" && t.proposedCategory);
 
   return (
-    <div className="stack">
+    <div className="stack mcp-page">
       <div className="page-head">
         <div>
           <p className="small">

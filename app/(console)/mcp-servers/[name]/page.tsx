@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { hasRole, requireUser } from "../../../_lib/session";
 import { McpServerDetail } from "./mcp-server-detail";
 import "../../../_styles/admin-pages.css";
+import "../mcp-servers.css";
 
 export const dynamic = "force-dynamic";
 
