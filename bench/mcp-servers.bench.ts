@@ -64,6 +64,15 @@ async function measure(): Promise<BenchReport> {
       if (!envelope.ok || envelope.result !== 20)
         throw new Error(`action failed: ${JSON.stringify(envelope.error)}`);
     };
+    const empty = `export default async () => 20;`;
+    const emptyAction = async () => {
+      const { envelope } = await engine.run({ code: empty, session });
+      if (!envelope.ok) throw new Error("empty action failed");
+    };
+    const direct_ = async () => {
+      const { value } = await engine.invoke({ session, name: "memory.read_graph", args: {} });
+      if (!value) throw new Error("direct invoke failed");
+    };
     const viaSdk = async () => {
       const r = await direct.callTool({ name: "read_graph", arguments: {} });
       if (r.isError) throw new Error("direct call failed");
@@ -74,6 +83,8 @@ async function measure(): Promise<BenchReport> {
     }
     const toolstore: number[] = [];
     const sdk: number[] = [];
+    const floor: number[] = [];
+    const invoked: number[] = [];
     const time = async (fn: () => Promise<void>, into: number[]) => {
       for (let i = 0; i < PER_ROUND; i++) {
         const t = performance.now();
@@ -83,16 +94,19 @@ async function measure(): Promise<BenchReport> {
     };
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate which path goes first, so drift on a shared machine hits both.
-      if (round % 2 === 0) {
-        await time(viaToolStore, toolstore);
-        await time(viaSdk, sdk);
-      } else {
-        await time(viaSdk, sdk);
-        await time(viaToolStore, toolstore);
-      }
+      const order: [() => Promise<void>, number[]][] = [
+        [viaToolStore, toolstore],
+        [viaSdk, sdk],
+        [emptyAction, floor],
+        [direct_, invoked],
+      ];
+      if (round % 2 === 1) order.reverse();
+      for (const [fn, into] of order) await time(fn, into);
     }
     const a = summarize(toolstore);
     const b = summarize(sdk);
+    const f = summarize(floor);
+    const g = summarize(invoked);
     return {
       title: `MCP server call: server-memory read_graph, ${ROUNDS} interleaved rounds x ${PER_ROUND} calls per path`,
       rows: [
@@ -112,6 +126,16 @@ async function measure(): Promise<BenchReport> {
           note: "the number issue 9 asks for",
         },
         { metric: "added per call (p50)", value: ms(a.p50 - b.p50) },
+        {
+          metric: "for scale: empty action, no call (p50)",
+          value: ms(f.p50),
+          note: `p95 ${ms(f.p95)}; the action's own cost (sandbox, run row, envelope)`,
+        },
+        {
+          metric: "for scale: gated direct call, no sandbox (p50)",
+          value: ms(g.p50),
+          note: `p95 ${ms(g.p95)}; engine.invoke: registry, snapshot, gate, audit, upstream call`,
+        },
       ],
     };
   } finally {
