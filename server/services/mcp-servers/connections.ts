@@ -441,6 +441,14 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
       } catch (error) {
         if (signal?.aborted)
           throw new AppError("CONFLICT", `the run ended; ${config.name}.${tool} was cancelled upstream`);
+        if (config.transport === "http" && httpStatusOf(error) !== undefined) {
+          // A credential revoked after connecting: the server's status names it, as at connect.
+          const status = explainConnectError(config, error);
+          report(config.name, status);
+          throw new AppError("CONFIG_INVALID", `MCP server "${config.name}": ${status.lastError}`, {
+            details: { error: "upstream_unavailable", reason: status.lastError },
+          });
+        }
         throw upstreamFailure(config, tool, error);
       } finally {
         signal?.removeEventListener("abort", onAbort);

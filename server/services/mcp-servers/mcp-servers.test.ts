@@ -38,6 +38,8 @@ const bin = (pkg: string) => path.join(ROOT, "node_modules/@modelcontextprotocol
 const dir = mkdtempSync(path.join(tmpdir(), "toolstore-mcp-"));
 const files = path.join(dir, "files");
 const TOKEN = "upstream-bearer-token-1234";
+/** The token the HTTP upstream accepts (a test revokes it). */
+let acceptedToken = TOKEN;
 
 let db: Db;
 let engine: Engine;
@@ -75,7 +77,7 @@ beforeAll(async () => {
   db = createDb(target);
 
   http = createServer(async (req, res) => {
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
+    if (req.headers.authorization !== `Bearer ${acceptedToken}`) {
       res.writeHead(401, { "www-authenticate": 'Bearer error="invalid_token"' }).end("unauthorized");
       return;
     }
@@ -401,6 +403,19 @@ describe("[MCP SERVERS] HTTP upstream with a secret header, and a changed tool",
     // The grant was for the old hash: the human is asked again (and says no).
     expect(asked).toEqual(["notes.save_note", "notes.save_note"]);
     expect(after.result).toBe("permission_denied");
+  });
+});
+
+describe("[MCP SERVERS] a credential revoked upstream", () => {
+  it("a call answered 401 fails with the fix named, and the status says unauthorized", async () => {
+    acceptedToken = "rotated-token-5678";
+    const env = await run(
+      `import { save_note } from "toolstore/notes"; export default async () => { try { return await save_note({ title: "t" }); } catch (e) { return e.message; } };`,
+      testSession({ mode: "auto", id: "sess_auto2" }),
+    );
+    expect(env.result).toMatch(/answered 401 Unauthorized: set the Authorization header/);
+    expect((await getServer(db, "notes")).status).toBe("unauthorized");
+    acceptedToken = TOKEN;
   });
 });
 

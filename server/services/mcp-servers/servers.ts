@@ -368,16 +368,21 @@ export async function syncServerTools(db: Db, server: string, tools: UpstreamToo
     }
     if (!old) {
       report.added.push(tool.name);
-      await db.mcpTool.create({
-        data: {
-          serverId: row.id,
-          name: tool.name,
-          ...definition,
-          status: named.collision ? "collision" : "pending",
-          reason: named.collision ?? pendingReason(proposal, false),
-        },
-        select: { id: true },
-      });
+      try {
+        await db.mcpTool.create({
+          data: {
+            serverId: row.id,
+            name: tool.name,
+            ...definition,
+            status: named.collision ? "collision" : "pending",
+            reason: named.collision ?? pendingReason(proposal, false),
+          },
+          select: { id: true },
+        });
+      } catch (error) {
+        // Another instance listed the same new tool first; its row is the same definition.
+        if ((error as { code?: unknown }).code !== "P2002") throw error;
+      }
       continue;
     }
     if (old.hash === hash && !named.collision && old.status !== "collision") continue;
