@@ -414,7 +414,7 @@ describe("[MCP SERVERS] a credential revoked upstream", () => {
       testSession({ mode: "auto", id: "sess_auto2" }),
     );
     expect(env.result).toMatch(/answered 401 Unauthorized: set the Authorization header/);
-    expect((await getServer(db, "notes")).status).toBe("unauthorized");
+    await expect.poll(async () => (await getServer(db, "notes")).status).toBe("unauthorized");
     acceptedToken = TOKEN;
   });
 });
