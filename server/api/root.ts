@@ -3,6 +3,7 @@ import { approvalsRouter } from "./routers/approvals";
 import { authRouter } from "./routers/auth";
 import { capabilitiesRouter } from "./routers/capabilities";
 import { eventsRouter } from "./routers/events";
+import { mcpServersRouter } from "./routers/mcp-servers";
 import { playgroundRouter } from "./routers/playground";
 import { rulesRouter } from "./routers/rules";
 import { runsRouter } from "./routers/runs";
@@ -21,6 +22,7 @@ export const appRouter = router({
   capabilities: capabilitiesRouter,
   rules: rulesRouter,
   toolsets: toolsetsRouter,
+  mcpServers: mcpServersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -5,6 +5,7 @@
 import type { CliCommand } from "./command";
 import { keysCommand } from "./keys-command";
 import { mcpCommand } from "./mcp-command";
+import { mcpServersCommand } from "./mcp-servers-command";
 import { migrateApiCommand } from "./migrate-api-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
@@ -23,4 +24,5 @@ export const COMMANDS: readonly CliCommand[] = [
   migrateApiCommand,
   keysCommand,
   mcpCommand,
+  mcpServersCommand,
 ];

@@ -13,7 +13,8 @@ const seen = new Map<string, string>();
 export async function recordRegistryCapabilities(db: Db, modules: RegisteredModule[]): Promise<number> {
   let written = 0;
   for (const module of modules) {
-    if (module.source === "toolset") continue;
+    // Toolset rows are written by their publish, MCP tool rows when an admin accepts a category.
+    if (module.source === "toolset" || module.source === "mcp") continue;
     if (seen.get(module.name) === module.versionHash) continue;
     const existing = await db.capability.findMany({
       where: { module: module.name },

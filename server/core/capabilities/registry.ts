@@ -128,7 +128,7 @@ export function createCapabilityRegistry(options: RegistryOptions): CapabilityRe
   }
 
   function toRegistered(module: CapabilityModule, categories: ReadonlyMap<string, string>): RegisteredModule {
-    const exports = module.exports.map(({ spec, impl }) => {
+    const exports = module.exports.map(({ spec, impl, versionHash }) => {
       const stored = categories.get(spec.name);
       if (stored !== undefined && !isCategory(stored)) {
         throw new AppError(
@@ -144,7 +144,7 @@ export function createCapabilityRegistry(options: RegistryOptions): CapabilityRe
         spec: { ...spec, category },
         declaredCategory: spec.category,
         impl,
-        versionHash: module.versionHash,
+        versionHash: versionHash ?? module.versionHash,
         source: module.source,
       } satisfies ResolvedCapability;
     });

@@ -69,6 +69,12 @@ export type CapabilityImpl = (run: CapabilityRun, args: JsonObject) => Promise<u
 export interface CapabilityExport {
   spec: CapabilitySpec;
   impl: CapabilityImpl;
+  /**
+   * Version of this export alone, when its module's exports change independently (an external
+   * MCP server's tools are pinned one by one). Grants and version-pinned rules bind to it.
+   * Default: the module's versionHash.
+   */
+  versionHash?: string;
 }
 
 /** Where a module comes from: a built-in platform module, a toolset (TypeScript or Python), an external MCP server. */

@@ -20,6 +20,7 @@ import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
 import { type Db, getDb } from "../../db";
 import { loadEnv } from "../../env";
+import { createMcpModuleSource, type McpModuleSource } from "../mcp-servers";
 import { recordRegistryCapabilities } from "../registry-capabilities";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
@@ -37,6 +38,8 @@ export { ACTION_CONTRACT, renderModuleSignatures } from "../../core/actions/cont
 
 export interface ServerEngine extends Engine {
   instanceId: string;
+  /** The external MCP servers' source: its connections (console "refresh", status). */
+  mcp: McpModuleSource;
   /** Stop the maintenance timer and the sandbox workers (tests, shutdown). */
   shutdown(): Promise<void>;
 }
@@ -83,13 +86,17 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
     ...(options.extraModules ?? []),
   ];
+  const ports = options.ports ?? createPrismaPorts(db);
+  // External MCP servers; engine.close() (and so shutdown) stops their processes.
+  const mcp = createMcpModuleSource({ db, assets: ports.assets });
   const sources: ModuleSource[] = [
     createToolsetModuleSource({ db, runtimes }),
+    mcp,
     ...(options.extraSources ?? []),
   ];
   const catalogSources: CatalogSource[] = [];
   const engine = createEngine({
-    ports: options.ports ?? createPrismaPorts(db),
+    ports,
     instanceId,
     pool,
     modules,
@@ -129,6 +136,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   return {
     ...engine,
     instanceId,
+    mcp,
     async shutdown() {
       clearInterval(timer);
       await engine.close();

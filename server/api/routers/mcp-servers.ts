@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { getEngine } from "../../services/engine";
+import { getServer, listServers } from "../../services/mcp-servers";
+import {
+  categorizeFromConsole,
+  categorizeSchema,
+  importServersFromConsole,
+  refreshServerFromConsole,
+  removeServerFromConsole,
+  saveServerFromConsole,
+  setSecretFromConsole,
+} from "../../services/mcp-servers/console";
+import { adminProcedure, router, viewerProcedure } from "../trpc";
+
+const name = z.object({ name: z.string().min(1).max(64) });
+
+export const mcpServersRouter = router({
+  list: viewerProcedure.query(({ ctx }) => listServers(ctx.db)),
+  get: viewerProcedure.input(name).query(({ ctx, input }) => getServer(ctx.db, input.name)),
+  /** Adds (or with `replace`, edits) a server and reaches it; validation happens in the service. */
+  save: adminProcedure
+    .input(z.object({ server: z.record(z.string(), z.unknown()), replace: z.boolean().default(false) }))
+    .mutation(async ({ ctx, input }) =>
+      saveServerFromConsole(ctx.db, await getEngine(), input.server, input.replace),
+    ),
+  import: adminProcedure
+    .input(z.object({ json: z.string().min(2).max(200_000), replace: z.boolean().default(false) }))
+    .mutation(async ({ ctx, input }) =>
+      importServersFromConsole(ctx.db, await getEngine(), input.json, input.replace),
+    ),
+  refresh: adminProcedure
+    .input(name)
+    .mutation(async ({ ctx, input }) => refreshServerFromConsole(ctx.db, await getEngine(), input.name)),
+  /** Stores a secret; its value is never returned. */
+  setSecret: adminProcedure
+    .input(name.extend({ secret: z.string().min(1).max(128), value: z.string().min(1).max(8192) }))
+    .mutation(async ({ ctx, input }) => setSecretFromConsole(ctx.db, await getEngine(), input)),
+  categorize: adminProcedure
+    .input(categorizeSchema)
+    .mutation(async ({ ctx, input }) => categorizeFromConsole(ctx.db, await getEngine(), ctx.user.id, input)),
+  remove: adminProcedure
+    .input(name)
+    .mutation(async ({ ctx, input }) => removeServerFromConsole(ctx.db, await getEngine(), input.name)),
+});

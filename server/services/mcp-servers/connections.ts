@@ -1,0 +1,490 @@
+/**
+ * Connections to upstream MCP servers, one per server per process, through the official SDK
+ * Client. A stdio server's process starts on first use, is restarted with backoff after a crash,
+ * stops when idle, counts against a process cap, and is killed when ToolStore closes or exits.
+ * It gets only its configured environment plus the SDK's small inherited set (HOME, LOGNAME,
+ * PATH, SHELL, TERM, USER: PATH so `npx`/`node` resolve, HOME for npm's cache), never
+ * ToolStore's own variables. Its stderr is kept, capped. Every connect lists the tools and hands
+ * them to `onTools` (the pin check); a `tools/list_changed` notification does the same.
+ */
+import { createHash } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { AppError } from "../../core/errors";
+import { toolHash, type UpstreamTool } from "./tools";
+
+export const STDERR_TAIL_CHARS = 16_000;
+
+/** What a connection needs, secrets already resolved. */
+export interface ConnectionConfig {
+  name: string;
+  transport: "stdio" | "http";
+  command?: string | null;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string | null;
+  headers?: Record<string, string>;
+  callTimeoutMs: number;
+}
+
+export interface ConnectionStatus {
+  status: "connecting" | "ready" | "error" | "unauthorized" | "stopped";
+  lastError?: string | null;
+  stderrTail?: string;
+}
+
+export interface ConnectionManagerOptions {
+  /** Most stdio processes alive at once; the least recently used idle one is stopped for a new one. */
+  maxProcesses?: number;
+  /** A connection unused this long is closed (its process stopped). */
+  idleMs?: number;
+  /** First restart delay after a crash; doubles per crash up to maxBackoffMs. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /**
+   * A live connection lists the tools again before a call when its list is older than this, so a
+   * server that swaps a tool without `tools/list_changed` is caught within this time.
+   */
+  relistMs?: number;
+  onStatus?(name: string, status: ConnectionStatus): void | Promise<void>;
+  onTools?(name: string, tools: UpstreamTool[]): void | Promise<void>;
+}
+
+interface Connection {
+  key: string;
+  config: ConnectionConfig;
+  client: Client;
+  transport: Transport;
+  ready: Promise<void>;
+  open: boolean;
+  inflight: number;
+  lastUsed: number;
+  pid: number | null;
+  closing: boolean;
+  /** Pin hash of each tool as last listed on this connection. */
+  toolHashes: Map<string, string>;
+  listedAt: number;
+}
+
+interface ServerState {
+  connection?: Connection;
+  crashes: number;
+  retryAt: number;
+  stderr: string;
+  stderrDirty: boolean;
+}
+
+export interface ConnectionManager {
+  /** Calls a tool; the signal cancels it upstream (notifications/cancelled). */
+  callTool(
+    config: ConnectionConfig,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: { signal?: AbortSignal; expectHash?: string },
+  ): Promise<CallToolResult>;
+  /** Connects (if needed) and lists the tools; also hands them to onTools. */
+  listTools(config: ConnectionConfig): Promise<UpstreamTool[]>;
+  /** Closes one server's connection (after a config change or removal). */
+  disconnect(name: string): Promise<void>;
+  /** Servers with a live or starting connection. */
+  connectedNames(): string[];
+  /** Pids of live stdio processes by server name (status pages, tests). */
+  processes(): Map<string, number>;
+  stderrOf(name: string): string;
+  close(): Promise<void>;
+}
+
+function configKey(config: ConnectionConfig): string {
+  const { callTimeoutMs: _ignored, ...rest } = config;
+  return createHash("sha256").update(JSON.stringify(rest)).digest("hex");
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function httpStatusOf(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" && code >= 100 && code < 600 ? code : undefined;
+}
+
+/** The fix for a connection failure, named in the server's status. */
+export function explainConnectError(config: ConnectionConfig, error: unknown): ConnectionStatus {
+  const message = describeError(error);
+  if (config.transport === "http") {
+    const status = httpStatusOf(error);
+    if (status === 401 || /\b401\b/.test(message)) {
+      return {
+        status: "unauthorized",
+        lastError: `${config.url} answered 401 Unauthorized: set the Authorization header (for example "Bearer {{secret:TOKEN}}") and its secret on the server's page`,
+      };
+    }
+    if (status === 403) {
+      return {
+        status: "unauthorized",
+        lastError: `${config.url} answered 403 Forbidden: the credential lacks access`,
+      };
+    }
+    if (/ECONNREFUSED|fetch failed|ENOTFOUND/.test(message)) {
+      return {
+        status: "error",
+        lastError: `cannot reach ${config.url} (${message}): is the server running, and is the URL right?`,
+      };
+    }
+    return { status: "error", lastError: `connecting to ${config.url} failed: ${message}` };
+  }
+  if (/ENOENT/.test(message)) {
+    return {
+      status: "error",
+      lastError: `command "${config.command}" was not found on PATH (${message}): install it or give its absolute path`,
+    };
+  }
+  return { status: "error", lastError: `starting "${config.command}" failed: ${message}` };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AppError("CONFLICT", "the run has ended"));
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(timer);
+      reject(new AppError("CONFLICT", "the run has ended"));
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function createConnectionManager(options: ConnectionManagerOptions = {}): ConnectionManager {
+  const maxProcesses = options.maxProcesses ?? 16;
+  const idleMs = options.idleMs ?? 10 * 60_000;
+  const backoffMs = options.backoffMs ?? 250;
+  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const relistMs = options.relistMs ?? 60_000;
+  const states = new Map<string, ServerState>();
+  let closed = false;
+
+  const stateOf = (name: string): ServerState => {
+    let state = states.get(name);
+    if (!state) {
+      state = { crashes: 0, retryAt: 0, stderr: "", stderrDirty: false };
+      states.set(name, state);
+    }
+    return state;
+  };
+
+  const report = (name: string, status: ConnectionStatus) => {
+    const state = stateOf(name);
+    state.stderrDirty = false;
+    void Promise.resolve(options.onStatus?.(name, { ...status, stderrTail: state.stderr })).catch(
+      () => undefined,
+    );
+  };
+
+  // Stopping ToolStore ends every child, also on an exit that skips close().
+  const killAll = () => {
+    for (const state of states.values()) {
+      const pid = state.connection?.pid;
+      if (pid) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+  };
+  process.on("exit", killAll);
+
+  const idleTimer = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [name, state] of states) {
+        const c = state.connection;
+        if (c && c.inflight === 0 && now - c.lastUsed > idleMs) {
+          void stop(name, c).then(() => report(name, { status: "stopped", lastError: null }));
+        } else if (state.stderrDirty) {
+          report(name, { status: c?.open ? "ready" : "stopped" });
+        }
+      }
+    },
+    Math.max(1000, Math.min(idleMs / 4, 5000)),
+  );
+  idleTimer.unref();
+
+  async function stop(name: string, connection: Connection): Promise<void> {
+    connection.closing = true;
+    connection.open = false;
+    const state = states.get(name);
+    if (state?.connection === connection) state.connection = undefined;
+    await connection.client.close().catch(() => undefined);
+  }
+
+  async function makeRoom(): Promise<void> {
+    const live = [...states.entries()].filter(
+      ([, s]) => s.connection && s.connection.config.transport === "stdio",
+    );
+    if (live.length < maxProcesses) return;
+    const idle = live
+      .filter(([, s]) => s.connection && s.connection.inflight === 0)
+      .sort(([, a], [, b]) => (a.connection?.lastUsed ?? 0) - (b.connection?.lastUsed ?? 0));
+    const victim = idle[0];
+    if (!victim?.[1].connection) {
+      throw new AppError(
+        "LIMIT_EXCEEDED",
+        `all ${maxProcesses} MCP server processes are busy; try again when a call finishes`,
+      );
+    }
+    await stop(victim[0], victim[1].connection);
+  }
+
+  async function syncTools(connection: Connection): Promise<UpstreamTool[]> {
+    const tools: UpstreamTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await connection.client.listTools(cursor ? { cursor } : {}, {
+        timeout: connection.config.callTimeoutMs,
+      });
+      for (const t of page.tools) {
+        tools.push({
+          name: t.name,
+          description: t.description ?? "",
+          inputSchema: (t.inputSchema ?? { type: "object" }) as Record<string, unknown>,
+          annotations: (t.annotations ?? {}) as Record<string, unknown>,
+        });
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+    connection.toolHashes = new Map(tools.map((t) => [t.name, toolHash(t)]));
+    connection.listedAt = Date.now();
+    await options.onTools?.(connection.config.name, tools);
+    return tools;
+  }
+
+  function connect(config: ConnectionConfig): Connection {
+    const state = stateOf(config.name);
+    const client = new Client({ name: "toolstore", version: "0.1.0" }, { capabilities: {} });
+    let transport: Transport;
+    let stdio: StdioClientTransport | undefined;
+    if (config.transport === "stdio") {
+      if (!config.command) throw new AppError("CONFIG_INVALID", `server "${config.name}" has no command`);
+      stdio = new StdioClientTransport({
+        command: config.command,
+        args: config.args ?? [],
+        env: config.env ?? {},
+        stderr: "pipe",
+        ...(config.cwd ? { cwd: config.cwd } : {}),
+      });
+      stdio.stderr?.on("data", (chunk: Buffer) => {
+        state.stderr = (state.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+        state.stderrDirty = true;
+      });
+      transport = stdio;
+    } else {
+      if (!config.url) throw new AppError("CONFIG_INVALID", `server "${config.name}" has no url`);
+      transport = new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers ?? {} },
+      });
+    }
+    const connection: Connection = {
+      key: configKey(config),
+      config,
+      client,
+      transport,
+      open: false,
+      inflight: 0,
+      lastUsed: Date.now(),
+      pid: null,
+      closing: false,
+      toolHashes: new Map(),
+      listedAt: 0,
+      ready: Promise.resolve(),
+    };
+    client.onclose = () => {
+      const wasOpen = connection.open;
+      connection.open = false;
+      if (state.connection === connection) state.connection = undefined;
+      if (connection.closing || closed) return;
+      state.crashes += 1;
+      state.retryAt = Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** (state.crashes - 1));
+      report(config.name, {
+        status: "error",
+        lastError: wasOpen
+          ? `the server's ${config.transport === "stdio" ? "process exited" : "connection closed"}; it restarts on the next call`
+          : "the server closed the connection while starting",
+      });
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      await syncTools(connection).catch(() => undefined);
+    });
+    state.connection = connection;
+    report(config.name, { status: "connecting", lastError: null });
+    connection.ready = (async () => {
+      try {
+        await client.connect(transport, { timeout: config.callTimeoutMs });
+        connection.pid = stdio?.pid ?? null;
+        connection.open = true;
+        await syncTools(connection);
+        report(config.name, { status: "ready", lastError: null });
+      } catch (error) {
+        connection.closing = true;
+        if (state.connection === connection) state.connection = undefined;
+        await client.close().catch(() => undefined);
+        state.crashes += 1;
+        state.retryAt = Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** (state.crashes - 1));
+        const status = explainConnectError(config, error);
+        report(config.name, status);
+        throw new AppError("CONFIG_INVALID", `MCP server "${config.name}": ${status.lastError}`, {
+          details: { error: "upstream_unavailable", reason: status.lastError },
+        });
+      }
+    })();
+    connection.ready.catch(() => undefined);
+    return connection;
+  }
+
+  async function connected(config: ConnectionConfig, signal?: AbortSignal): Promise<Connection> {
+    if (closed) throw new AppError("CONFLICT", "ToolStore is shutting down");
+    const state = stateOf(config.name);
+    const key = configKey(config);
+    let c = state.connection;
+    if (c && c.key !== key) {
+      await stop(config.name, c);
+      c = undefined;
+    }
+    if (!c) {
+      const wait = state.retryAt - Date.now();
+      if (wait > 0) await sleep(wait, signal);
+      c = state.connection;
+      if (!c) {
+        if (config.transport === "stdio") await makeRoom();
+        c = state.connection ?? connect(config);
+      }
+    }
+    await c.ready;
+    return c;
+  }
+
+  function upstreamFailure(config: ConnectionConfig, tool: string, error: unknown): Error {
+    if (error instanceof AppError) return error;
+    const state = stateOf(config.name);
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return new AppError(
+        "LIMIT_EXCEEDED",
+        `${config.name}.${tool} timed out after ${config.callTimeoutMs} ms`,
+        {
+          details: {
+            error: "timeout",
+            reason: `the call was cancelled upstream after ${config.callTimeoutMs} ms`,
+          },
+        },
+      );
+    }
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      const tail = state.stderr.trim().split("\n").slice(-3).join(" | ");
+      return new AppError(
+        "INTERNAL",
+        `MCP server "${config.name}" ${config.transport === "stdio" ? "process exited" : "connection closed"} during the call to ${tool}; it restarts on the next call${tail ? ` (stderr: ${tail.slice(0, 500)})` : ""}`,
+        { details: { error: "upstream_crashed", reason: "the upstream process exited during the call" } },
+      );
+    }
+    if (error instanceof McpError) {
+      return new Error(`${config.name} rejected the call to ${tool}: ${error.message}`);
+    }
+    return new Error(`${config.name}: ${describeError(error)}`);
+  }
+
+  return {
+    async callTool(config, tool, args, callOptions = {}) {
+      const { signal, expectHash } = callOptions;
+      const c = await connected(config, signal);
+      if (Date.now() - c.listedAt > relistMs) await syncTools(c);
+      const listed = c.toolHashes.get(tool);
+      if (expectHash && listed !== expectHash) {
+        // The upstream swapped the tool after it was accepted: it waits for review again.
+        throw new AppError(
+          "GATE_DENIED",
+          listed
+            ? `${config.name}.${tool} changed upstream since it was accepted; it waits for an admin's review`
+            : `${config.name} no longer lists the tool ${tool}`,
+          {
+            details: { error: "permission_denied", reason: "the tool changed upstream and waits for review" },
+          },
+        );
+      }
+      c.inflight += 1;
+      c.lastUsed = Date.now();
+      // One signal per call: the SDK keeps its abort listener, and a run makes many calls.
+      const cancel = new AbortController();
+      const onAbort = () => cancel.abort(signal?.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) cancel.abort(signal.reason);
+      try {
+        const result = (await c.client.callTool({ name: tool, arguments: args }, undefined, {
+          timeout: config.callTimeoutMs,
+          signal: cancel.signal,
+        })) as CallToolResult;
+        stateOf(config.name).crashes = 0;
+        return result;
+      } catch (error) {
+        if (signal?.aborted)
+          throw new AppError("CONFLICT", `the run ended; ${config.name}.${tool} was cancelled upstream`);
+        if (config.transport === "http" && httpStatusOf(error) !== undefined) {
+          // A credential revoked after connecting: the server's status names it, as at connect.
+          const status = explainConnectError(config, error);
+          report(config.name, status);
+          throw new AppError("CONFIG_INVALID", `MCP server "${config.name}": ${status.lastError}`, {
+            details: { error: "upstream_unavailable", reason: status.lastError },
+          });
+        }
+        throw upstreamFailure(config, tool, error);
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+        c.inflight -= 1;
+        c.lastUsed = Date.now();
+      }
+    },
+    async listTools(config) {
+      const c = await connected(config);
+      c.lastUsed = Date.now();
+      return syncTools(c);
+    },
+    async disconnect(name) {
+      const c = states.get(name)?.connection;
+      if (c) await stop(name, c);
+      states.delete(name);
+    },
+    connectedNames() {
+      return [...states.entries()].filter(([, s]) => s.connection).map(([name]) => name);
+    },
+    processes() {
+      const out = new Map<string, number>();
+      for (const [name, s] of states)
+        if (s.connection?.pid && s.connection.open) out.set(name, s.connection.pid);
+      return out;
+    },
+    stderrOf(name) {
+      return states.get(name)?.stderr ?? "";
+    },
+    async close() {
+      closed = true;
+      clearInterval(idleTimer);
+      await Promise.allSettled(
+        [...states.entries()].map(([name, s]) => (s.connection ? stop(name, s.connection) : undefined)),
+      );
+      process.off("exit", killAll);
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * External MCP servers as gated capability modules (issue #9): storage and review of servers and
+ * their tools, the connection manager, and the registry source. Explicit exports only.
+ */
+export {
+  DEFAULT_CALL_TIMEOUT_MS,
+  MCP_TRANSPORTS,
+  type McpServerConfig,
+  type McpServerInput,
+  mcpServerInput,
+  parseMcpServersJson,
+  parseServerInput,
+} from "./config";
+export {
+  type ConnectionConfig,
+  type ConnectionManager,
+  type ConnectionManagerOptions,
+  type ConnectionStatus,
+  createConnectionManager,
+  explainConnectError,
+} from "./connections";
+export {
+  connectionConfigOf,
+  createMcpModuleSource,
+  type McpModuleSource,
+  type McpModuleSourceOptions,
+} from "./module-source";
+export { mapToolResult } from "./results";
+export { openSecret, resolveSecretPlaceholders, sealSecret, secretNames } from "./secrets";
+export {
+  type CategorizeResult,
+  type CategorizeRule,
+  categorizeTools,
+  diffTools,
+  getServer,
+  globMatches,
+  listServers,
+  type McpServerDetail,
+  type McpServerSummary,
+  type McpToolView,
+  parseCategorizeRule,
+  removeServer,
+  type SyncReport,
+  saveServer,
+  setServerSecret,
+  setServerStatus,
+  syncServerTools,
+  wireName,
+} from "./servers";
+export { assignExportNames, exportNameFor, proposeCategory, toolHash, type UpstreamTool } from "./tools";
