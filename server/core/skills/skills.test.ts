@@ -3,7 +3,7 @@
  * (`..`, absolute paths, symlinks), limits, and `toolstore/skills` through the gate, with
  * scripts run as nested actions in the real sandbox pool.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -218,6 +218,36 @@ describe("paths and limits", () => {
         "relative",
       ]);
     });
+  });
+});
+
+describe("toolstore/skills categories", () => {
+  it("match the reviewed snapshot (a reclassification must show up as a diff of skills-categories.json)", () => {
+    const module = createSkillsModule({ store: createMemorySkillStore([]) });
+    const actual = Object.fromEntries(
+      module.exports
+        .map((e) => [e.spec.name, e.spec.category] as const)
+        .sort(([a], [b]) => a.localeCompare(b)),
+    );
+    const snapshot = JSON.parse(readFileSync(new URL("./skills-categories.json", import.meta.url), "utf8"));
+    expect(actual).toEqual(snapshot);
+  });
+});
+
+describe("the shipped example skills", () => {
+  it("all load from skills/, and csv-tables' scripts are JavaScript", () => {
+    const root = new URL("../../../skills/", import.meta.url).pathname;
+    const loaded = listSkillFolders(root).map((dir) => {
+      const read = readSkillFolder(dir);
+      if (!read.ok) throw new Error(JSON.stringify(read.diagnostics));
+      return mustLoad(read.name, read.files);
+    });
+    expect(loaded.map((s) => s.name)).toEqual(["csv-tables", "internal-comms", "toolset-authoring"]);
+    expect(loaded[1]?.files.map((f) => f.path)).toContain("LICENSE.txt");
+    expect(loaded[0]?.files.filter((f) => f.path.startsWith("scripts/")).map((f) => f.mime)).toEqual([
+      "text/javascript",
+      "text/javascript",
+    ]);
   });
 });
 

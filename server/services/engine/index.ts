@@ -18,9 +18,16 @@ import type { CatalogSource, ModuleFactory, ModuleSource } from "../../core/capa
 import { systemClock } from "../../core/gate/ports";
 import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
+import {
+  createSandboxScriptRunner,
+  createSkillCatalogSource,
+  createSkillsModule,
+  type SkillStore,
+} from "../../core/skills";
 import { type Db, getDb } from "../../db";
 import { loadEnv } from "../../env";
 import { recordRegistryCapabilities } from "../registry-capabilities";
+import { createPrismaSkillStore } from "../skills";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
 import { HEARTBEAT_MS, heartbeat, isInstanceAlive, newInstanceId, pruneInstances } from "./instances";
@@ -37,6 +44,8 @@ export { ACTION_CONTRACT, renderModuleSignatures } from "../../core/actions/cont
 
 export interface ServerEngine extends Engine {
   instanceId: string;
+  /** The skills `toolstore/skills` reads; the MCP skill resources read the same. */
+  skills: SkillStore;
   /** Stop the maintenance timer and the sandbox workers (tests, shutdown). */
   shutdown(): Promise<void>;
 }
@@ -71,6 +80,8 @@ export interface ServerEngineOptions {
   extraModules?: ModuleFactory[];
   /** More module sources, beside the toolsets. */
   extraSources?: ModuleSource[];
+  /** Where `toolstore/skills`, store.list and the MCP resources read skills; default: the database. */
+  skills?: SkillStore;
 }
 
 /** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
@@ -79,15 +90,28 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const instanceId = options.instanceId ?? newInstanceId();
   const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
   const runtimes: BindingRuntimes = { typescript: pool };
+  const skills = options.skills ?? createPrismaSkillStore(db);
+  let engineRef: Engine | undefined;
+  // Skill scripts run as nested actions: the registry's mounted modules decide what they import.
+  const skillScripts = createSandboxScriptRunner({
+    pool,
+    async mountedModules(session) {
+      if (!engineRef) throw new Error("engine not ready");
+      const mounted = await engineRef.registry.mountedModules(session);
+      return Object.fromEntries(mounted.map((m) => [m.name, m.exports.map((e) => e.exportName)]));
+    },
+    ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
+  });
   const modules: ModuleFactory[] = [
     builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
+    () => [createSkillsModule({ store: skills, javascript: skillScripts })],
     ...(options.extraModules ?? []),
   ];
   const sources: ModuleSource[] = [
     createToolsetModuleSource({ db, runtimes }),
     ...(options.extraSources ?? []),
   ];
-  const catalogSources: CatalogSource[] = [];
+  const catalogSources: CatalogSource[] = [createSkillCatalogSource(skills)];
   const engine = createEngine({
     ports: options.ports ?? createPrismaPorts(db),
     instanceId,
@@ -99,6 +123,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
     ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
   });
+  engineRef = engine;
 
   await heartbeat(db, instanceId);
   const alive = (id: string) => isInstanceAlive(db, id);
@@ -129,6 +154,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   return {
     ...engine,
     instanceId,
+    skills,
     async shutdown() {
       clearInterval(timer);
       await engine.close();
