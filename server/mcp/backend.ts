@@ -3,6 +3,7 @@
  * implementation over the engine and the database lives in server/services/mcp-backend.ts.
  */
 import type { ObservationEnvelope } from "../core/actions/envelope";
+import type { SkillStore } from "../core/skills";
 import type { ApiKeyIdentity } from "../services/api-keys";
 
 export interface PendingApprovalInfo {
@@ -34,4 +35,6 @@ export interface McpBackend {
   /** An answer a human gave in the MCP client's elicitation prompt. */
   answerFromClient(identity: ApiKeyIdentity, approvalId: string, answer: ApprovalAnswer): Promise<void>;
   approvalUrl(approvalId: string): string;
+  /** The skills this key may read (served as skill:// resources), or null when it mounts no toolstore/skills. */
+  skills?(identity: ApiKeyIdentity): SkillStore | null;
 }

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { ApiKeyIdentity } from "../services/api-keys";
 import type { ApprovalAnswer, McpBackend, PendingApprovalInfo } from "./backend";
+import { registerSkillResources } from "./skill-resources";
 
 export const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
 export const ELICIT_META_KEY = "toolstore/approvalId";
@@ -183,6 +184,8 @@ export async function createMcpServer(options: {
       ],
     }),
   );
+
+  registerSkillResources(server, backend.skills?.(identity) ?? null);
 
   return server;
 }

@@ -141,5 +141,15 @@ export function createMcpBackend(deps: {
     approvalUrl(approvalId) {
       return `${deps.publicUrl}/approvals#${approvalId}`;
     },
+
+    skills(identity) {
+      // The same rule as the catalog: skills are readable where toolstore/skills is mounted.
+      if (!identity.modules.includes("*") && !identity.modules.includes("skills")) return null;
+      return {
+        list: async () => (await deps.engine()).skills.list(),
+        get: async (name) => (await deps.engine()).skills.get(name),
+        readFile: async (name, path) => (await deps.engine()).skills.readFile(name, path),
+      };
+    },
   };
 }
