@@ -15,6 +15,7 @@ export const NAV: NavItem[] = [
   { href: "/approvals", label: "Approvals", min: "viewer", badge: "approvals" },
   { href: "/runs", label: "Runs", min: "viewer" },
   { href: "/toolsets", label: "Toolsets", min: "viewer" },
+  { href: "/skills", label: "Skills", min: "viewer" },
   { href: "/capabilities", label: "Capabilities", min: "viewer" },
   { href: "/rules", label: "Rules", min: "viewer" },
   { href: "/keys", label: "API keys", min: "admin" },

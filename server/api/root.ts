@@ -6,6 +6,7 @@ import { eventsRouter } from "./routers/events";
 import { playgroundRouter } from "./routers/playground";
 import { rulesRouter } from "./routers/rules";
 import { runsRouter } from "./routers/runs";
+import { skillsRouter } from "./routers/skills";
 import { toolsetsRouter } from "./routers/toolsets";
 import { usersRouter } from "./routers/users";
 import { createCallerFactory, router } from "./trpc";
@@ -21,6 +22,7 @@ export const appRouter = router({
   capabilities: capabilitiesRouter,
   rules: rulesRouter,
   toolsets: toolsetsRouter,
+  skills: skillsRouter,
 });
 
 export type AppRouter = typeof appRouter;
