@@ -41,7 +41,7 @@ export function UploadSkill({ onDone, onClose }: { onDone: () => void; onClose: 
   }
 
   return (
-    <div className="stack" onKeyDown={(e) => e.key === "Escape" && onClose()}>
+    <div className="stack">
       <div className="row" style={{ justifyContent: "space-between" }}>
         <h2 id="upload-h" style={{ margin: 0 }}>
           Upload a skill

@@ -38,7 +38,7 @@ export function SkillFiles({ name, version, files }: { name: string; version: nu
           </li>
         ))}
       </ul>
-      <div className="card stack" aria-label={`File ${selected}`}>
+      <section className="card stack" aria-label={`File ${selected}`}>
         <div className="row" style={{ justifyContent: "space-between" }}>
           <code>{selected}</code>
           <span className="row small muted">
@@ -65,7 +65,7 @@ export function SkillFiles({ name, version, files }: { name: string; version: nu
           </pre>
         )}
         {file.data?.truncated && <p className="muted small">The file is longer; the rest is not shown.</p>}
-      </div>
+      </section>
     </div>
   );
 }
