@@ -19,47 +19,49 @@ export function SkillVersions({ name, versions }: { name: string; versions: Vers
   const [open, setOpen] = useState<number | null>(null);
   return (
     <div className="stack">
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Version</th>
-            <th>Hash</th>
-            <th>From</th>
-            <th>Files</th>
-            <th>When</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {versions.map((v) => (
-            <tr key={v.version}>
-              <td>
-                v{v.version} {v.current && <span className="pill">current</span>}
-              </td>
-              <td>
-                <code title={v.contentHash}>{v.contentHash.slice(0, 12)}</code>
-              </td>
-              <td>{v.origin}</td>
-              <td>{v.fileCount}</td>
-              <td>
-                <RelativeTime value={v.createdAt} />
-              </td>
-              <td>
-                {v.version > 1 && (
-                  <button
-                    type="button"
-                    className="btn btn-sm"
-                    aria-expanded={open === v.version}
-                    onClick={() => setOpen(open === v.version ? null : v.version)}
-                  >
-                    Diff with v{v.version - 1}
-                  </button>
-                )}
-              </td>
+      <div className="skill-table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th>Version</th>
+              <th>Hash</th>
+              <th>From</th>
+              <th>Files</th>
+              <th>When</th>
+              <th />
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {versions.map((v) => (
+              <tr key={v.version}>
+                <td>
+                  v{v.version} {v.current && <span className="pill">current</span>}
+                </td>
+                <td>
+                  <code title={v.contentHash}>{v.contentHash.slice(0, 12)}</code>
+                </td>
+                <td>{v.origin}</td>
+                <td>{v.fileCount}</td>
+                <td>
+                  <RelativeTime value={v.createdAt} />
+                </td>
+                <td>
+                  {v.version > 1 && (
+                    <button
+                      type="button"
+                      className="btn btn-sm"
+                      aria-expanded={open === v.version}
+                      onClick={() => setOpen(open === v.version ? null : v.version)}
+                    >
+                      Diff with v{v.version - 1}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {open !== null && <VersionDiff name={name} from={open - 1} to={open} />}
     </div>
   );
