@@ -10,6 +10,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { createApiKey } from "../services/api-keys";
@@ -128,6 +129,29 @@ describe("skills as MCP resources", () => {
     await expect(client.readResource({ uri: "skill://internal-comms/nope.md" })).rejects.toThrow(
       /no skill file/,
     );
+    await client.close();
+  });
+
+  it("[MCP]: skills/list and skills/get return the same entries (SEP-2640 methods)", async () => {
+    const client = await connect(["*"]);
+    const entrySchema = z.object({ uri: z.string(), frontmatter: z.record(z.string(), z.unknown()) }).loose();
+    const listed = await client.request(
+      { method: "skills/list", params: {} },
+      z.object({ skills: z.array(entrySchema) }),
+    );
+    expect(listed.skills.map((s) => s.uri)).toEqual([
+      "skill://csv-tables/SKILL.md",
+      "skill://internal-comms/SKILL.md",
+      "skill://toolset-authoring/SKILL.md",
+    ]);
+    const got = await client.request(
+      { method: "skills/get", params: { uri: "skill://csv-tables/SKILL.md" } },
+      z.object({ skill: entrySchema }),
+    );
+    expect(got.skill).toEqual(listed.skills[0]);
+    await expect(
+      client.request({ method: "skills/get", params: { uri: "skill://nope/SKILL.md" } }, z.object({})),
+    ).rejects.toThrow(/no skill at skill:\/\/nope/);
     await client.close();
   });
 

@@ -3,9 +3,12 @@
  * `io.modelcontextprotocol/skills`): every file of a skill is a resource
  * `skill://<name>/<path>` (SKILL.md included) with its MIME type, size and a sha256 digest, and
  * `skill://index.json` lists each skill's entry (the SKILL.md URI, the frontmatter as written and
- * the manifest of its files). Reading a skill activates nothing: allowed-tools grants nothing.
+ * the manifest of its files); the extension's `skills/list` and `skills/get` methods return the
+ * same entries. Reading a skill activates nothing: allowed-tools grants nothing.
  */
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ErrorCode, McpError, type ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { SkillRecord, SkillStore } from "../core/skills";
 
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
@@ -38,9 +41,33 @@ async function allSkills(store: SkillStore): Promise<SkillRecord[]> {
   return records.filter((r): r is SkillRecord => r !== null);
 }
 
+const listSkillsRequest = z.object({
+  method: z.literal("skills/list"),
+  params: z.object({ cursor: z.string().optional() }).loose().optional(),
+});
+const getSkillRequest = z.object({
+  method: z.literal("skills/get"),
+  params: z.object({ uri: z.string() }).loose(),
+});
+
 /** Registers the skill resources on a server; `store` null when the key may not read skills. */
 export function registerSkillResources(server: McpServer, store: SkillStore | null): void {
   if (!store) return;
+  // One page: a ToolStore holds few enough skills to list them all.
+  server.server.setRequestHandler(
+    listSkillsRequest,
+    async () => ({ skills: (await allSkills(store)).map(skillEntry) }) as unknown as ServerResult,
+  );
+  server.server.setRequestHandler(getSkillRequest, async (request) => {
+    const match = /^skill:\/\/([^/]+)\/SKILL\.md$/.exec(request.params.uri);
+    const skill = match?.[1] ? await store.get(decodeURIComponent(match[1])) : null;
+    if (!skill)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `no skill at ${request.params.uri}; skills/list lists them`,
+      );
+    return { skill: skillEntry(skill) } as unknown as ServerResult;
+  });
   server.registerResource(
     "skills-index",
     SKILL_INDEX_URI,
