@@ -12,7 +12,7 @@ import { migrateIfNeeded } from "../server/db/prepare";
 import { redactUrl } from "../server/db/provider";
 import { loadEnv, publicUrl } from "../server/env";
 import { issueSetupToken } from "../server/services/auth";
-import { loadToolsetsFolder } from "../server/services/startup";
+import { loadSkillsFolder, loadToolsetsFolder } from "../server/services/startup";
 import { buildIsCurrent, writeBuildStamp } from "./build-stamp";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -51,6 +51,7 @@ async function main() {
   const db = getDb();
   const toolsets = await loadToolsetsFolder(db, path.resolve(root, env.TOOLSTORE_TOOLSETS_DIR));
   console.log(toolsets);
+  console.log(await loadSkillsFolder(db, path.resolve(root, env.TOOLSTORE_SKILLS_DIR)));
 
   if (!dev && !buildIsCurrent(root)) {
     console.log("building the console (first start or sources changed)…");

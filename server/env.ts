@@ -23,6 +23,8 @@ const envSchema = z.object({
   TOOLSTORE_PUBLIC_URL: z.string().url().optional(),
   /** Folder of toolsets loaded at start. */
   TOOLSTORE_TOOLSETS_DIR: z.string().min(1).default("./toolsets"),
+  /** Folder of skills (SKILL.md folders) loaded at start. */
+  TOOLSTORE_SKILLS_DIR: z.string().min(1).default("./skills"),
   /** Extra origins allowed to send mutations and MCP requests (comma separated). */
   TOOLSTORE_ALLOWED_ORIGINS: csv,
   /** Hosts the built-in toolstore/http module may fetch (comma separated). */

@@ -16,6 +16,7 @@ export const NAV: NavItem[] = [
   { href: "/runs", label: "Runs", min: "viewer" },
   { href: "/toolsets", label: "Toolsets", min: "viewer" },
   { href: "/mcp-servers", label: "MCP servers", min: "viewer" },
+  { href: "/skills", label: "Skills", min: "viewer" },
   { href: "/capabilities", label: "Capabilities", min: "viewer" },
   { href: "/rules", label: "Rules", min: "viewer" },
   { href: "/keys", label: "API keys", min: "admin" },

@@ -7,6 +7,7 @@ import { mcpServersRouter } from "./routers/mcp-servers";
 import { playgroundRouter } from "./routers/playground";
 import { rulesRouter } from "./routers/rules";
 import { runsRouter } from "./routers/runs";
+import { skillsRouter } from "./routers/skills";
 import { toolsetsRouter } from "./routers/toolsets";
 import { usersRouter } from "./routers/users";
 import { createCallerFactory, router } from "./trpc";
@@ -23,6 +24,7 @@ export const appRouter = router({
   rules: rulesRouter,
   toolsets: toolsetsRouter,
   mcpServers: mcpServersRouter,
+  skills: skillsRouter,
 });
 
 export type AppRouter = typeof appRouter;

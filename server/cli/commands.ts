@@ -12,6 +12,7 @@ import { syncToolsetsCommand } from "./sync-toolsets-command";
 import { toolsetEnvCommand } from "./toolset-env-command";
 import { toolsetSettingsCommand } from "./toolset-settings-command";
 import { toolsetsCommand } from "./toolsets-command";
+import { validateSkillCommand } from "./validate-skill-command";
 import { validateToolsetCommand } from "./validate-toolset-command";
 
 export const COMMANDS: readonly CliCommand[] = [
@@ -22,6 +23,7 @@ export const COMMANDS: readonly CliCommand[] = [
   toolsetEnvCommand,
   toolsetSettingsCommand,
   migrateApiCommand,
+  validateSkillCommand,
   keysCommand,
   mcpCommand,
   mcpServersCommand,

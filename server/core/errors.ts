@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   CATEGORY_REQUIRED: "CATEGORY_REQUIRED",
   /** A toolset folder failed validation (see details for file:line messages). */
   TOOLSET_INVALID: "TOOLSET_INVALID",
+  /** A skill folder or upload failed validation (see details.errors for file:line messages). */
+  SKILL_INVALID: "SKILL_INVALID",
   /** A per-run or per-key limit was exceeded (call budget, rate limit, size). */
   LIMIT_EXCEEDED: "LIMIT_EXCEEDED",
   /** Configuration is unusable (bad DATABASE_URL, port in use, missing binary). */

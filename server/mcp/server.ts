@@ -9,6 +9,7 @@ import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { ApiKeyIdentity } from "../services/api-keys";
 import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
+import { registerSkillResources } from "./skill-resources";
 
 export const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
 export const ELICIT_META_KEY = "toolstore/approvalId";
@@ -184,6 +185,8 @@ export async function createMcpServer(options: {
       ],
     }),
   );
+
+  registerSkillResources(server, backend.skills?.(identity) ?? null);
 
   return server;
 }

@@ -10,6 +10,7 @@ import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { RegisteredModule } from "../core/capabilities/registry";
 import type { Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
+import type { SkillStore } from "../core/skills";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { Db } from "../db";
 import type { ApiKeyIdentity } from "./api-keys";
@@ -43,6 +44,8 @@ export interface McpBackend {
   /** An answer a human gave in the MCP client's elicitation prompt. */
   answerFromClient(identity: ApiKeyIdentity, approvalId: string, answer: ApprovalAnswer): Promise<void>;
   approvalUrl(approvalId: string): string;
+  /** The skills this key may read (served as skill:// resources), or null when it mounts no toolstore/skills. */
+  skills?(identity: ApiKeyIdentity): SkillStore | null;
 }
 
 const PREVIEW_CHARS = 400;
@@ -171,6 +174,16 @@ export function createMcpBackend(deps: {
 
     approvalUrl(approvalId) {
       return `${deps.publicUrl}/approvals#${approvalId}`;
+    },
+
+    skills(identity) {
+      // The same rule as the catalog: skills are readable where toolstore/skills is mounted.
+      if (!identity.modules.includes("*") && !identity.modules.includes("skills")) return null;
+      return {
+        list: async () => (await deps.engine()).skills.list(),
+        get: async (name) => (await deps.engine()).skills.get(name),
+        readFile: async (name, path) => (await deps.engine()).skills.readFile(name, path),
+      };
     },
   };
 }

@@ -8,8 +8,22 @@ import "../../_styles/admin-pages.css";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Rules and modes" };
 
-export default async function RulesPage() {
+const EFFECTS = ["allow", "ask", "deny"] as const;
+
+export default async function RulesPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const user = await requireUser();
+  const params = await searchParams;
+  const one = (v: string | string[] | undefined) => (typeof v === "string" ? v.slice(0, 500) : undefined);
+  const effect = EFFECTS.find((e) => e === one(params.effect));
+  const pattern = one(params.pattern);
+  const description = one(params.description);
+  const prefill = pattern
+    ? { pattern, ...(effect ? { effect } : {}), ...(description ? { description } : {}) }
+    : undefined;
   const canEdit = user.role === "admin";
   return (
     <>
@@ -23,7 +37,7 @@ export default async function RulesPage() {
         </div>
       </div>
       <div className="split" style={{ marginBottom: 12 }}>
-        <RulesAdmin canEdit={canEdit} />
+        <RulesAdmin canEdit={canEdit} {...(prefill ? { prefill } : {})} />
         <DefaultModeCard canEdit={canEdit} />
       </div>
       <TestCall />

@@ -64,7 +64,14 @@ function showValue(op: Op, value: Json): string {
     : JSON.stringify(value);
 }
 
-export function RulesAdmin({ canEdit }: { canEdit: boolean }) {
+/** A new rule's fields taken from the link that opened the page (e.g. a skill's allowed-tools). */
+export interface RulePrefill {
+  effect?: RuleDraft["effect"];
+  pattern?: string;
+  description?: string;
+}
+
+export function RulesAdmin({ canEdit, prefill }: { canEdit: boolean; prefill?: RulePrefill }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const rules = useQuery(trpc.rules.list.queryOptions());
@@ -225,6 +232,7 @@ export function RulesAdmin({ canEdit }: { canEdit: boolean }) {
           <RuleForm
             key={editing?.id ?? "new"}
             editing={editing}
+            prefill={prefill}
             patterns={patterns}
             onDone={() => {
               setEditing(null);
@@ -257,11 +265,13 @@ function toDraft(rule: RuleView | null): RuleDraft {
 
 function RuleForm({
   editing,
+  prefill,
   patterns,
   onDone,
   onCancel,
 }: {
   editing: RuleView | null;
+  prefill?: RulePrefill;
   patterns: string[];
   onDone: () => void;
   onCancel: () => void;
@@ -269,7 +279,9 @@ function RuleForm({
   const trpc = useTRPC();
   const create = useMutation(trpc.rules.create.mutationOptions({ onSuccess: onDone }));
   const update = useMutation(trpc.rules.update.mutationOptions({ onSuccess: onDone }));
-  const [draft, setDraft] = useState<RuleDraft>(() => toDraft(editing));
+  const [draft, setDraft] = useState<RuleDraft>(() =>
+    editing || !prefill ? toDraft(editing) : { ...EMPTY, ...prefill },
+  );
   const first = useRef<HTMLSelectElement>(null);
   useEffect(() => {
     if (editing) first.current?.focus();

@@ -8,7 +8,7 @@ export const TOOLSET_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,62}[a-z0-9]$|^[a-z]$/;
  * Module names of the built-in platform modules (server/core/capabilities/builtins); a toolset
  * cannot take them. Extend this list with every new built-in module.
  */
-export const RESERVED_MODULE_NAMES: readonly string[] = ["store", "assets", "http", "toolstore"];
+export const RESERVED_MODULE_NAMES: readonly string[] = ["store", "assets", "http", "skills", "toolstore"];
 
 export function isValidToolsetName(name: string): boolean {
   return TOOLSET_NAME_PATTERN.test(name);

@@ -18,10 +18,17 @@ import type { CatalogSource, ModuleFactory, ModuleSource } from "../../core/capa
 import { systemClock } from "../../core/gate/ports";
 import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
+import {
+  createSandboxScriptRunner,
+  createSkillCatalogSource,
+  createSkillsModule,
+  type SkillStore,
+} from "../../core/skills";
 import { type Db, getDb } from "../../db";
 import { loadEnv } from "../../env";
 import { createMcpModuleSource, type McpModuleSource } from "../mcp-servers";
 import { recordRegistryCapabilities } from "../registry-capabilities";
+import { createPrismaSkillStore } from "../skills";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
 import { HEARTBEAT_MS, heartbeat, isInstanceAlive, newInstanceId, pruneInstances } from "./instances";
@@ -40,6 +47,8 @@ export interface ServerEngine extends Engine {
   instanceId: string;
   /** The external MCP servers' source: its connections (console "refresh", status). */
   mcp: McpModuleSource;
+  /** The skills `toolstore/skills` reads; the MCP skill resources read the same. */
+  skills: SkillStore;
   /** Stop the maintenance timer and the sandbox workers (tests, shutdown). */
   shutdown(): Promise<void>;
 }
@@ -74,6 +83,8 @@ export interface ServerEngineOptions {
   extraModules?: ModuleFactory[];
   /** More module sources, beside the toolsets. */
   extraSources?: ModuleSource[];
+  /** Where `toolstore/skills`, store.list and the MCP resources read skills; default: the database. */
+  skills?: SkillStore;
 }
 
 /** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
@@ -82,8 +93,21 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const instanceId = options.instanceId ?? newInstanceId();
   const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
   const runtimes: BindingRuntimes = { typescript: pool };
+  const skills = options.skills ?? createPrismaSkillStore(db);
+  let engineRef: Engine | undefined;
+  // Skill scripts run as nested actions: the registry's mounted modules decide what they import.
+  const skillScripts = createSandboxScriptRunner({
+    pool,
+    async mountedModules(session) {
+      if (!engineRef) throw new Error("engine not ready");
+      const mounted = await engineRef.registry.mountedModules(session);
+      return Object.fromEntries(mounted.map((m) => [m.name, m.exports.map((e) => e.exportName)]));
+    },
+    ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
+  });
   const modules: ModuleFactory[] = [
     builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
+    () => [createSkillsModule({ store: skills, javascript: skillScripts })],
     ...(options.extraModules ?? []),
   ];
   const ports = options.ports ?? createPrismaPorts(db);
@@ -94,7 +118,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     mcp,
     ...(options.extraSources ?? []),
   ];
-  const catalogSources: CatalogSource[] = [];
+  const catalogSources: CatalogSource[] = [createSkillCatalogSource(skills)];
   const engine = createEngine({
     ports,
     instanceId,
@@ -106,6 +130,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
     ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
   });
+  engineRef = engine;
 
   await heartbeat(db, instanceId);
   const alive = (id: string) => isInstanceAlive(db, id);
@@ -137,6 +162,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...engine,
     instanceId,
     mcp,
+    skills,
     async shutdown() {
       clearInterval(timer);
       await engine.close();

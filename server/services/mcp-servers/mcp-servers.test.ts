@@ -21,7 +21,7 @@ import { createMemoryPorts, type MemoryPorts } from "../../core/testing/memory-p
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
 import { capabilitiesDocument } from "../mcp-backend";
-import { renderModuleTypings } from "../module-typings";
+import { renderModuleTypings } from "../../core/actions/module-typings";
 import { createCapabilityCategoryLookup } from "../toolsets";
 import {
   categorizeTools,
