@@ -34,6 +34,8 @@ const approvalSelect = {
   consumedAt: true,
   expiresAt: true,
   createdAt: true,
+  sessionGrantable: true,
+  grantId: true,
 } as const;
 
 type ApprovalRow = {
@@ -55,6 +57,8 @@ type ApprovalRow = {
   consumedAt: Date | null;
   expiresAt: Date;
   createdAt: Date;
+  sessionGrantable: boolean;
+  grantId: string | null;
 };
 
 function toRecord(row: ApprovalRow): ApprovalRecord {
@@ -96,6 +100,7 @@ export function createPrismaApprovalStore(db: Db): ApprovalStore {
           scope: change.scope,
           decidedById: change.decidedById,
           decidedAt: new Date(now),
+          ...(change.grantId ? { grantId: change.grantId } : {}),
         },
       });
       return count === 1;
