@@ -88,14 +88,37 @@ function cardFor(page: Page, label: string): Locator {
   return page.getByTestId("approval-card").filter({ hasText: label });
 }
 
-async function noSidewaysScroll(page: Page) {
-  const { doc, body, viewport } = await page.evaluate(() => ({
-    doc: document.documentElement.scrollWidth,
-    body: document.body.scrollWidth,
-    viewport: window.innerWidth,
-  }));
-  expect(doc, "the document is no wider than the viewport").toBeLessThanOrEqual(viewport);
-  expect(body).toBeLessThanOrEqual(viewport);
+/** Asserts the page does not scroll sideways; names the elements that stick out when it does. */
+async function noSidewaysScroll(page: Page, soft = false) {
+  const { doc, body, viewport, culprits } = await page.evaluate(() => {
+    const viewport = window.innerWidth;
+    const clipped = (el: Element) => {
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const o = getComputedStyle(p).overflowX;
+        if (o === "auto" || o === "scroll" || o === "hidden") return true;
+      }
+      return false;
+    };
+    const culprits = [...document.querySelectorAll("body *")]
+      .filter((el) => el.getBoundingClientRect().right > viewport + 0.5 && !clipped(el))
+      .slice(0, 4)
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}.${[...el.classList].join(".")} (${Math.round(el.getBoundingClientRect().right)} px)`,
+      );
+    return {
+      doc: document.documentElement.scrollWidth,
+      body: document.body.scrollWidth,
+      viewport,
+      culprits,
+    };
+  });
+  const check = soft ? expect.soft : expect;
+  check(
+    doc,
+    `the document is no wider than the viewport; sticking out: ${culprits.join(", ")}`,
+  ).toBeLessThanOrEqual(viewport);
+  check(body).toBeLessThanOrEqual(viewport);
 }
 
 test.beforeAll(async ({ browser, baseURL }) => {
@@ -321,7 +344,7 @@ test("[MOBILE]: no console page scrolls sideways at 390 px", async ({ browser })
     await page.goto(path);
     await expect(page.locator("main h1").first()).toBeVisible();
     await screenshot(page, `h13-mobile-${name}`);
-    await test.step(`${path} fits`, () => noSidewaysScroll(page));
+    await test.step(`${path} fits`, () => noSidewaysScroll(page, true));
   }
   await phone.close();
 });

@@ -96,7 +96,8 @@ function ThemeToggle() {
         setTheme(next);
       }}
     >
-      {theme === "dark" ? "☀ Light" : "☾ Dark"}
+      <span aria-hidden>{theme === "dark" ? "☀" : "☾"}</span>
+      <span className="theme-label">{theme === "dark" ? "Light" : "Dark"}</span>
     </button>
   );
 }

@@ -169,6 +169,18 @@ export type EngineEvent =
       ms: number;
       at: number;
     }
+  | {
+      /** Refused before the gate: unknown capability or arguments that fail its schema (no decision row). */
+      type: "call.refused";
+      runId: string | null;
+      sessionId: string;
+      capability: string;
+      category: Category | null;
+      reason: string;
+      /** The arguments that are wrong, each with what is wrong with it. */
+      fields: { field: string; reason: string }[];
+      at: number;
+    }
   | { type: "approval.requested"; approval: ApprovalSummary; at: number }
   | {
       type: "approval.decided";
