@@ -2,6 +2,7 @@
  * What the MCP surface needs from the engine. The MCP code only adapts the protocol; the
  * implementation over the engine and the database lives in server/services/mcp-backend.ts.
  */
+import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { ApiKeyIdentity } from "../services/api-keys";
 
@@ -34,4 +35,9 @@ export interface McpBackend {
   /** An answer a human gave in the MCP client's elicitation prompt. */
   answerFromClient(identity: ApiKeyIdentity, approvalId: string, answer: ApprovalAnswer): Promise<void>;
   approvalUrl(approvalId: string): string;
+  /**
+   * Where execute_code tasks of this key live (MCP tasks, protocol 2025-11-25). Without it the
+   * server does not offer tasks and every call runs in its request.
+   */
+  taskStore?(identity: ApiKeyIdentity): TaskStore;
 }

@@ -10,6 +10,7 @@ import type { RegisteredModule } from "../core/capabilities/registry";
 import type { Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
+import { createMcpTaskStore } from "./mcp-tasks";
 import type { McpBackend } from "../mcp/backend";
 import type { ApiKeyIdentity } from "./api-keys";
 import type { ServerEngine } from "./engine";
@@ -140,6 +141,10 @@ export function createMcpBackend(deps: {
 
     approvalUrl(approvalId) {
       return `${deps.publicUrl}/approvals#${approvalId}`;
+    },
+
+    taskStore(identity) {
+      return createMcpTaskStore(deps.db, identity.id);
     },
   };
 }
