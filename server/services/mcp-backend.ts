@@ -10,10 +10,10 @@ import type { RegisteredModule } from "../core/capabilities/registry";
 import type { Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
-import { createMcpTaskStore } from "./mcp-tasks";
 import type { McpBackend } from "../mcp/backend";
 import type { ApiKeyIdentity } from "./api-keys";
 import type { ServerEngine } from "./engine";
+import { createMcpTaskStore } from "./mcp-tasks";
 
 const PREVIEW_CHARS = 400;
 const DESCRIBE_CACHE_MS = 1_000;
