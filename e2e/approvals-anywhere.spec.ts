@@ -348,3 +348,42 @@ test("[MOBILE]: no console page scrolls sideways at 390 px", async ({ browser })
   }
   await phone.close();
 });
+
+/** Replaces the playground editor's code (one line: nothing for auto-indent or auto-close to touch). */
+async function setCode(page: Page, code: string) {
+  await page.locator(".monaco-editor .view-lines").click();
+  await page.keyboard.press("ControlOrMeta+A");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(code);
+  await page.keyboard.press("Escape");
+}
+
+test("[PLAYGROUND]: refusals show in the timeline: validation names the field, a refused run its reason", async () => {
+  const page = admin.page;
+  await page.goto("/playground");
+  await expect(page.locator(".monaco-editor .view-lines")).toBeVisible({ timeout: 20_000 });
+  await setCode(
+    page,
+    'import { evaluate } from "toolstore/calculator"; export default async () => { try { await evaluate({ expression: 42 }); } catch (e) { return { error: e.error, fields: e.fields }; } };',
+  );
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  const refused = page.getByTestId("timeline").locator('li[data-capability="calculator.evaluate"]');
+  await expect(refused.getByTestId("decision")).toHaveText("refused");
+  await expect(refused).toContainText("expression must be string");
+  await expect(page.getByTestId("pane-result")).toContainText("bad_input");
+  await expect(page.getByTestId("pane-result")).toContainText('"field": "expression"');
+  await screenshot(page, "h13-desktop-playground-invalid");
+
+  await setCode(page, 'import { nope } from "toolstore/calculator"; export default async () => nope({});');
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await expect(page.getByTestId("timeline-refusal")).toContainText('has no export "nope"');
+  await expect(page.getByText("No calls yet")).toHaveCount(0);
+  await screenshot(page, "h13-desktop-playground-refused");
+
+  // The run page of the first run, at desktop width: the manifest beside the decisions.
+  await page.goto("/runs");
+  await page.getByRole("link", { name: "from a phone" }).first().click();
+  await expect(page.getByTestId("manifest")).toBeVisible();
+  await expect(page.getByTestId("manifest-client")).toContainText(CLIENT.name);
+  await screenshot(page, "h13-desktop-run");
+});
