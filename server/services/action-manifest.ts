@@ -4,7 +4,12 @@
  * decisions, its code with the call sites, and for MCP runs the client, the key and its owner.
  * Read from stored rows and the action's source; nothing is run.
  */
-import { type ManifestCallSite, type ManifestImport, readActionManifest } from "../core/actions/manifest";
+import {
+  type ActionManifest,
+  type ManifestCallSite,
+  type ManifestImport,
+  readActionManifest,
+} from "../core/actions/manifest";
 import type { Db } from "../db";
 
 export interface ManifestCall {
@@ -32,6 +37,24 @@ export interface RunManifest {
 }
 
 const MCP_SESSION_PREFIX = "mcp:";
+const CACHE_SIZE = 500;
+
+/**
+ * A run's code never changes, and the queue is re-read on every live event: parse each action
+ * once (a 200 KB action takes acorn a large fraction of a second on a busy machine).
+ */
+const parsedByRun = new Map<string, ActionManifest>();
+function manifestOf(runId: string, code: string): ActionManifest {
+  const hit = parsedByRun.get(runId);
+  if (hit) return hit;
+  const manifest = readActionManifest(code);
+  if (parsedByRun.size >= CACHE_SIZE) {
+    const oldest = parsedByRun.keys().next().value;
+    if (oldest !== undefined) parsedByRun.delete(oldest);
+  }
+  parsedByRun.set(runId, manifest);
+  return manifest;
+}
 
 export async function getRunManifests(db: Db, runIds: string[]): Promise<Map<string, RunManifest>> {
   const ids = [...new Set(runIds)];
@@ -56,7 +79,7 @@ export async function getRunManifests(db: Db, runIds: string[]): Promise<Map<str
       },
     },
   });
-  const parsed = new Map(runs.map((r) => [r.id, readActionManifest(r.code)]));
+  const parsed = new Map(runs.map((r) => [r.id, manifestOf(r.id, r.code)]));
 
   const exact = new Set<string>();
   const wholeModules = new Set<string>();
@@ -100,7 +123,7 @@ export async function getRunManifests(db: Db, runIds: string[]): Promise<Map<str
   const clientById = new Map(clients.map((c) => [c.id, c]));
 
   for (const run of runs) {
-    const m = parsed.get(run.id) ?? readActionManifest(run.code);
+    const m = parsed.get(run.id) ?? manifestOf(run.id, run.code);
     const reachable = new Map<string, string | null>();
     for (const imp of m.imports) {
       for (const name of imp.names) {
