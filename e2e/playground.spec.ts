@@ -313,7 +313,7 @@ test("[PLAYGROUND]: Cancel stops a run that waits; its request leaves the queue"
   await page.getByRole("button", { name: "Run", exact: true }).click();
   const approvalId = await waitingApprovalId(page, "assets.save");
   await page.getByRole("button", { name: "Cancel" }).click();
-  await expect(page.getByTestId("run-status")).toContainText("internal");
+  await expect(page.getByTestId("run-status")).toContainText("cancelled");
   await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("expired");
   await expect(page.getByTestId("pane-error")).toContainText("cancelled");
   await expect(page.getByRole("button", { name: "Run", exact: true })).toBeEnabled();

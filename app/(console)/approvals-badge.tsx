@@ -5,8 +5,11 @@ import { useTRPC } from "../_lib/trpc";
 
 const TYPES = ["approval.requested", "approval.decided", "approval.expired"];
 
-/** The live number of pending approvals, for the sidebar. */
-export function ApprovalsBadge() {
+/**
+ * The live number of pending approvals, for the sidebar. The copy on the phone menu button
+ * (`mirror`) reads the same cached count and opens no second live connection.
+ */
+export function ApprovalsBadge({ mirror = false }: { mirror?: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const count = useQuery(trpc.approvals.pendingCount.queryOptions(undefined, { refetchInterval: 30_000 }));
@@ -14,6 +17,7 @@ export function ApprovalsBadge() {
     trpc.events.live.subscriptionOptions(
       { types: TYPES },
       {
+        enabled: !mirror,
         onData: () =>
           void queryClient.invalidateQueries({ queryKey: trpc.approvals.pendingCount.queryKey() }),
       },
@@ -21,7 +25,7 @@ export function ApprovalsBadge() {
   );
   if (!count.data) return null;
   return (
-    <span className="nav-badge" data-testid="approvals-badge">
+    <span className="nav-badge" data-testid={mirror ? undefined : "approvals-badge"}>
       {count.data}
       <span className="visually-hidden"> pending</span>
     </span>

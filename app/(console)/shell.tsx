@@ -28,22 +28,36 @@ export function Shell({ user, children }: { user: ShellUser; children: ReactNode
     }),
   );
   const items = NAV.filter((item) => RANK[user.role] >= RANK[item.min]);
+  // Below 768 px the sidebar is a menu behind this button; it closes when a page is chosen.
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closing on every navigation is the point
+  useEffect(() => setMenuOpen(false), [pathname]);
   return (
-    <div className="shell">
+    <div className={`shell${menuOpen ? " menu-open" : ""}`}>
       <header className="topbar">
+        <button
+          type="button"
+          className="btn menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="sections"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          <span aria-hidden>{menuOpen ? "✕" : "☰"}</span> Menu
+          <ApprovalsBadge mirror />
+        </button>
         <Link href="/" className="brand">
           <span className="brand-mark" aria-hidden /> ToolStore
         </Link>
         <span className="spacer" />
         <ThemeToggle />
-        <span className="muted" data-testid="whoami">
+        <span className="muted whoami" data-testid="whoami">
           {user.displayName} <span className="pill">{user.role}</span>
         </span>
-        <button type="button" className="btn btn-sm" onClick={() => signOut.mutate()}>
+        <button type="button" className="btn btn-sm signout" onClick={() => signOut.mutate()}>
           Sign out
         </button>
       </header>
-      <nav className="sidebar" aria-label="Sections">
+      <nav className="sidebar" id="sections" aria-label="Sections">
         {items.map((item) => {
           const active = item.href === "/" ? pathname === "/" : pathname.startsWith(item.href);
           return (
@@ -82,7 +96,8 @@ function ThemeToggle() {
         setTheme(next);
       }}
     >
-      {theme === "dark" ? "☀ Light" : "☾ Dark"}
+      <span aria-hidden>{theme === "dark" ? "☀" : "☾"}</span>
+      <span className="theme-label">{theme === "dark" ? "Light" : "Dark"}</span>
     </button>
   );
 }

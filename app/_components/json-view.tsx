@@ -53,7 +53,46 @@ function Node({ value, depth }: { value: unknown; depth: number }) {
   return <span className="json-lit">{String(value)}</span>;
 }
 
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const MAGIC: [string, string][] = [
+  ["iVBORw0KGgo", "image/png"],
+  ["/9j/", "image/jpeg"],
+  ["R0lGOD", "image/gif"],
+  ["UklGR", "image/webp"],
+];
+
+/**
+ * A data URL for a string that holds a raster image (base64, or a base64 data URL), so the
+ * picture is shown instead of the blob. SVG is never shown: it is markup, not pixels.
+ */
+export function imageDataUrl(value: string): string | null {
+  if (value.length < 32) return null;
+  const m = /^data:(image\/(?:png|jpeg|gif|webp));base64,(.*)$/s.exec(value);
+  const body = m ? (m[2] ?? "") : value;
+  if (!BASE64.test(body)) return null;
+  const mime = m ? m[1] : MAGIC.find(([magic]) => body.startsWith(magic))?.[1];
+  return mime ? `data:${mime};base64,${body}` : null;
+}
+
 function StringValue({ value }: { value: string }) {
+  const image = imageDataUrl(value);
+  if (image) {
+    return (
+      <span className="json-str">
+        {/* biome-ignore lint/performance/noImgElement: a data URL of the argument itself, not a page asset */}
+        <img
+          className="img-preview"
+          src={image}
+          alt={`the argument's ${image.slice(11, image.indexOf(";"))}, ${formatBytes(sizeOf(value))}`}
+        />
+        <TextValue value={value} />
+      </span>
+    );
+  }
+  return <TextValue value={value} />;
+}
+
+function TextValue({ value }: { value: string }) {
   const [open, setOpen] = useState(false);
   if (value.length <= LONG_STRING || open) {
     return (

@@ -3,7 +3,9 @@
  * active session grants, plus revoking a session's grants. Deciding goes through the engine's
  * approval service (compare-and-set, live event, wakes the waiting run), never through here.
  */
+import { z } from "zod";
 import type { Db, Prisma } from "../db";
+import { getRunManifests, type RunManifest } from "./action-manifest";
 import type { EventBus } from "./events";
 import { getEventBus } from "./live";
 
@@ -24,6 +26,8 @@ const approvalSelect = {
   decidedAt: true,
   expiresAt: true,
   createdAt: true,
+  grantId: true,
+  sessionGrantable: true,
   decidedBy: { select: { displayName: true } },
   run: { select: { title: true, surface: true } },
 } as const;
@@ -50,6 +54,10 @@ function toView(row: ApprovalRow, keyNames: Map<string, string>) {
     scope: row.scope,
     decidedBy: row.decidedBy?.displayName ?? null,
     decidedAt: row.decidedAt?.toISOString() ?? null,
+    /** Set when a session grant given on a sibling request answered this one. */
+    grantId: row.grantId,
+    /** False when an ask rule forces a prompt every time: "allow for session" would not apply. */
+    sessionGrantable: row.sessionGrantable,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
   };
@@ -62,7 +70,101 @@ async function keyNames(db: Db, rows: { apiKeyId: string | null }[]) {
   return new Map(keys.map((k) => [k.id, k.name]));
 }
 
-export async function listApprovalQueue(db: Db) {
+export const HISTORY_DECISIONS = ["allowed_once", "allowed_session", "denied", "expired"] as const;
+
+const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+const day = z.preprocess(blankToUndefined, z.iso.date().optional()).catch(undefined);
+
+export const historyFiltersSchema = z.object({
+  /** A capability name; `module.*` matches every export of the module. */
+  capability: z.preprocess(blankToUndefined, z.string().trim().max(200).optional()).catch(undefined),
+  /** An API key id. */
+  key: z.preprocess(blankToUndefined, z.string().max(100).optional()).catch(undefined),
+  /** A user id: requests this user asked for or answered. */
+  user: z.preprocess(blankToUndefined, z.string().max(100).optional()).catch(undefined),
+  decision: z.preprocess(blankToUndefined, z.enum(HISTORY_DECISIONS).optional()).catch(undefined),
+  /** Settled on or after this day (YYYY-MM-DD, UTC). */
+  from: day,
+  /** Settled on or before this day (YYYY-MM-DD, UTC). */
+  to: day,
+});
+export type HistoryFilters = z.infer<typeof historyFiltersSchema>;
+
+function historyWhere(f: HistoryFilters) {
+  const decision =
+    f.decision === "allowed_once"
+      ? { status: "allowed", scope: "once" }
+      : f.decision === "allowed_session"
+        ? { status: "allowed", scope: "session" }
+        : f.decision
+          ? { status: f.decision }
+          : { status: { in: ["allowed", "denied", "expired"] } };
+  return {
+    ...decision,
+    ...(f.capability
+      ? {
+          capability: f.capability.endsWith(".*") ? { startsWith: f.capability.slice(0, -1) } : f.capability,
+        }
+      : {}),
+    ...(f.key ? { apiKeyId: f.key } : {}),
+    ...(f.user ? { OR: [{ requesterUserId: f.user }, { decidedById: f.user }] } : {}),
+  };
+}
+
+/** When a request left the queue: answered at decidedAt; an expired one at its expiry. */
+const settledAt = (r: { decidedAt: Date | null; expiresAt: Date }) => r.decidedAt ?? r.expiresAt;
+
+/**
+ * Decided and expired requests, the most recently settled first. Answered and expired rows are
+ * read in their own order (decidedAt, expiresAt) and merged, since neither column alone orders both.
+ */
+export async function listApprovalHistory(db: Db, filters: HistoryFilters = {}) {
+  const where = historyWhere(filters);
+  const range = (column: "decidedAt" | "expiresAt") => {
+    const bounds: { gte?: Date; lt?: Date } = {};
+    if (filters.from) bounds.gte = new Date(`${filters.from}T00:00:00.000Z`);
+    if (filters.to) bounds.lt = new Date(new Date(`${filters.to}T00:00:00.000Z`).getTime() + 86_400_000);
+    return filters.from || filters.to ? { [column]: bounds } : {};
+  };
+  const wantsAnswered = filters.decision !== "expired";
+  const wantsExpired = !filters.decision || filters.decision === "expired";
+  const [answered, expired] = await Promise.all([
+    wantsAnswered
+      ? db.approval.findMany({
+          where: { AND: [where, { status: { not: "expired" } }, range("decidedAt")] },
+          orderBy: [{ decidedAt: "desc" }, { id: "desc" }],
+          take: HISTORY_SIZE,
+          select: approvalSelect,
+        })
+      : [],
+    wantsExpired
+      ? db.approval.findMany({
+          where: { AND: [where, { status: "expired" }, range("expiresAt")] },
+          orderBy: [{ expiresAt: "desc" }, { id: "desc" }],
+          take: HISTORY_SIZE,
+          select: approvalSelect,
+        })
+      : [],
+  ]);
+  const rows = [...answered, ...expired]
+    .sort((a, b) => settledAt(b).getTime() - settledAt(a).getTime())
+    .slice(0, HISTORY_SIZE);
+  const names = await keyNames(db, rows);
+  return rows.map((r) => toView(r, names));
+}
+
+/** Choices for the history filter bar: keys and users. */
+export async function historyFilterOptions(db: Db) {
+  const [keys, users] = await Promise.all([
+    db.apiKey.findMany({ orderBy: { createdAt: "desc" }, select: { id: true, name: true } }),
+    db.user.findMany({ orderBy: { username: "asc" }, select: { id: true, displayName: true } }),
+  ]);
+  return { keys, users };
+}
+
+export type PendingApprovalView = ApprovalView & { manifest: RunManifest | null };
+
+export async function listApprovalQueue(db: Db, filters: HistoryFilters = {}) {
   const [pending, history, grants] = await Promise.all([
     db.approval.findMany({
       where: { status: "pending" },
@@ -70,18 +172,24 @@ export async function listApprovalQueue(db: Db) {
       take: 200,
       select: approvalSelect,
     }),
-    db.approval.findMany({
-      where: { status: { not: "pending" } },
-      orderBy: { createdAt: "desc" },
-      take: HISTORY_SIZE,
-      select: approvalSelect,
-    }),
+    listApprovalHistory(db, filters),
     listActiveGrants(db),
   ]);
-  const names = await keyNames(db, [...pending, ...history]);
+  const [names, manifests] = await Promise.all([
+    keyNames(db, pending),
+    getRunManifests(
+      db,
+      pending.map((p) => p.runId).filter((v): v is string => !!v),
+    ),
+  ]);
   return {
-    pending: pending.map((r) => toView(r, names)),
-    history: history.map((r) => toView(r, names)),
+    pending: pending.map(
+      (r): PendingApprovalView => ({
+        ...toView(r, names),
+        manifest: r.runId ? (manifests.get(r.runId) ?? null) : null,
+      }),
+    ),
+    history,
     grants,
   };
 }

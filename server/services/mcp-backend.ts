@@ -6,6 +6,7 @@
  * cannot be told apart from one its agent forged.
  */
 import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
+import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { RegisteredModule } from "../core/capabilities/registry";
 import type { Session } from "../core/capabilities/types";
@@ -15,6 +16,7 @@ import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { Db } from "../db";
 import type { ApiKeyIdentity } from "./api-keys";
 import type { ServerEngine } from "./engine";
+import { createMcpTaskStore } from "./mcp-tasks";
 
 /** What the MCP surface (server/mcp) needs from the engine; server/mcp only adapts the protocol. */
 export interface PendingApprovalInfo {
@@ -46,6 +48,11 @@ export interface McpBackend {
   approvalUrl(approvalId: string): string;
   /** The skills this key may read (served as skill:// resources), or null when it mounts no toolstore/skills. */
   skills?(identity: ApiKeyIdentity): SkillStore | null;
+  /**
+   * Where execute_code tasks of this key live (MCP tasks, protocol 2025-11-25). Without it the
+   * server does not offer tasks and every call runs in its request.
+   */
+  taskStore?(identity: ApiKeyIdentity): TaskStore;
 }
 
 const PREVIEW_CHARS = 400;
@@ -184,6 +191,10 @@ export function createMcpBackend(deps: {
         get: async (name) => (await deps.engine()).skills.get(name),
         readFile: async (name, path) => (await deps.engine()).skills.readFile(name, path),
       };
+    },
+
+    taskStore(identity) {
+      return createMcpTaskStore(deps.db, identity.id);
     },
   };
 }

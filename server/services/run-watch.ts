@@ -13,6 +13,7 @@ export const RUN_EVENT_TYPES = [
   "run.finished",
   "gate.decision",
   "call.finished",
+  "call.refused",
   "approval.requested",
   "approval.decided",
   "approval.expired",

@@ -131,7 +131,8 @@ export interface TimelineRow {
   at: number;
   capability: string;
   category: string | null;
-  state: "waiting" | "allow" | "deny" | "blocked" | "expired";
+  /** invalid: refused before the gate (unknown capability, arguments that fail the schema). */
+  state: "waiting" | "allow" | "deny" | "blocked" | "expired" | "invalid";
   reason: string;
   ms: number | null;
   approvalId: string | null;
@@ -218,9 +219,32 @@ export async function getRunDetail(db: Db, id: string) {
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,
     durationMs: run.durationMs,
-    timeline: closeWaitingRows(buildTimeline(run.decisions, run.approvals), run.status !== "running"),
+    timeline: [
+      ...closeWaitingRows(buildTimeline(run.decisions, run.approvals), run.status !== "running"),
+      ...refusedRows(envelope, run.finishedAt ?? run.startedAt),
+    ],
     images: run.images,
   };
+}
+
+/**
+ * Calls refused before the gate have no decision row; the stored envelope lists them. They are
+ * shown after the decided calls, at the time the run finished.
+ */
+function refusedRows(envelope: ObservationEnvelope | null, at: Date): TimelineRow[] {
+  return (envelope?.calls ?? [])
+    .filter((c) => c.decision === "invalid")
+    .map((c, i) => ({
+      key: `invalid-${i}`,
+      at: at.getTime(),
+      capability: c.capability,
+      category: c.category,
+      state: "invalid" as const,
+      reason: c.reason ?? "refused before the gate",
+      ms: c.ms,
+      approvalId: null,
+      approval: null,
+    }));
 }
 
 /** A finished run can no longer be answered: its unanswered requests show as expired. */

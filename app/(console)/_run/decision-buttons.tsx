@@ -31,11 +31,16 @@ export function DecisionButtons({
   decide,
   disabled,
   showKeys = true,
+  sessionGrantable = true,
+  onAnswer,
 }: {
   approvalId: string;
   decide: ReturnType<typeof useDecide>;
   disabled?: boolean;
   showKeys?: boolean;
+  /** False when an ask rule forces a prompt every time: "Allow for session" would not apply. */
+  sessionGrantable?: boolean;
+  onAnswer?: () => void;
 }) {
   const busy = decide.isPending && decide.variables?.approvalId === approvalId;
   const failed = decide.isError && decide.variables?.approvalId === approvalId;
@@ -47,9 +52,17 @@ export function DecisionButtons({
             key={a.answer}
             type="button"
             className={a.className}
-            disabled={disabled || busy}
+            disabled={disabled || busy || (a.answer === "session" && !sessionGrantable)}
+            title={
+              a.answer === "session" && !sessionGrantable
+                ? "An ask rule asks for this call every time; a session grant would not apply"
+                : undefined
+            }
             aria-keyshortcuts={showKeys ? a.key : undefined}
-            onClick={() => decide.mutate({ approvalId, answer: a.answer })}
+            onClick={() => {
+              onAnswer?.();
+              decide.mutate({ approvalId, answer: a.answer });
+            }}
           >
             {a.label}
             {showKeys && <kbd aria-hidden>{a.key}</kbd>}

@@ -92,6 +92,26 @@ export function applyRunEvent(rows: TimelineRow[], type: string, raw: unknown, s
         },
       ];
     }
+    case "call.refused": {
+      const fields = Array.isArray(p.fields) ? (p.fields as Payload[]) : [];
+      const named = fields
+        .map((f) => `${str(f.field) || "arguments"} ${str(f.reason) ?? "is invalid"}`)
+        .join("; ");
+      return [
+        ...rows,
+        {
+          key: `r${seq}`,
+          at: num(p.at) ?? Date.now(),
+          capability: str(p.capability) ?? "?",
+          category: str(p.category),
+          state: "invalid",
+          reason: named ? `refused: ${named}` : (str(p.reason) ?? "refused before the gate"),
+          ms: null,
+          approvalId: null,
+          approval: null,
+        },
+      ];
+    }
     case "call.finished": {
       const capability = str(p.capability);
       for (let i = rows.length - 1; i >= 0; i--) {

@@ -11,6 +11,7 @@ const STATE_TEXT: Record<TimelineRow["state"], { text: string; className: string
   deny: { text: "denied", className: "pill pill-bad" },
   blocked: { text: "blocked", className: "pill pill-bad" },
   expired: { text: "expired", className: "pill pill-bad" },
+  invalid: { text: "refused", className: "pill pill-bad" },
 };
 
 function approvalText(row: TimelineRow): string | null {

@@ -1,62 +1,51 @@
 "use client";
 import Link from "next/link";
-import type { KeyboardEvent } from "react";
 import { CategoryBadge } from "@/app/_components/category-badge";
 import { Countdown } from "@/app/_components/countdown";
 import { JsonText } from "@/app/_components/json-view";
 import { RelativeTime } from "@/app/_components/relative-time";
-import type { ApprovalView } from "@/server/services/approval-queue";
-import { type Answer, DecisionButtons, type useDecide } from "../_run/decision-buttons";
+import type { PendingApprovalView } from "@/server/services/approval-queue";
+import { ActionManifestView } from "../_run/action-manifest";
+import { DecisionButtons, type useDecide } from "../_run/decision-buttons";
 
-const KEYS: Record<string, Answer> = { a: "once", s: "session", d: "deny" };
-
-/** One pending request: what exactly, who asked, until when; A/S/D answer it while it has focus. */
+/**
+ * One pending request: what exactly, who asked, until when, and the pre-flight manifest of the
+ * action that asks. The queue handles J/K and A/S/D for the selected card (approvals-queue.tsx).
+ */
 export function ApprovalCard({
   approval,
   canDecide,
   decide,
   highlighted,
-  onMove,
+  selected,
+  onSelect,
   onAnswered,
 }: {
-  approval: ApprovalView;
+  approval: PendingApprovalView;
   canDecide: boolean;
   decide: ReturnType<typeof useDecide>;
   highlighted: boolean;
-  onMove: (delta: 1 | -1) => void;
+  /** The card the keyboard answers (focused, or first in the queue). */
+  selected: boolean;
+  onSelect: () => void;
+  /** A button answered it: the queue moves the focus to the next card. */
   onAnswered: () => void;
 }) {
   const expiresAt = new Date(approval.expiresAt).getTime();
-  function onKeyDown(e: KeyboardEvent<HTMLElement>) {
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    const key = e.key.toLowerCase();
-    if (key === "j" || key === "arrowdown") {
-      e.preventDefault();
-      onMove(1);
-      return;
-    }
-    if (key === "k" || key === "arrowup") {
-      e.preventDefault();
-      onMove(-1);
-      return;
-    }
-    const answer = KEYS[key];
-    if (!answer || !canDecide || decide.isPending || expiresAt <= Date.now()) return;
-    e.preventDefault();
-    onAnswered();
-    decide.mutate({ approvalId: approval.id, answer });
-  }
   const titleId = `ap-${approval.id}-title`;
   return (
     <article
       id={approval.id}
-      className={`approval-card card edge-${approval.category}${highlighted ? " flash" : ""}`}
+      className={`approval-card card edge-${approval.category}${highlighted ? " flash" : ""}${selected ? " selected" : ""}`}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: the card takes focus so A/S/D answer it
       tabIndex={0}
       aria-labelledby={titleId}
       aria-keyshortcuts={canDecide ? "A S D" : undefined}
-      onKeyDown={onKeyDown}
+      aria-current={selected ? "true" : undefined}
+      onFocus={onSelect}
       data-testid="approval-card"
+      data-expires-at={expiresAt}
+      data-session-grantable={approval.sessionGrantable ? "true" : "false"}
     >
       <header className="approval-head">
         <code id={titleId} className="approval-cap">
@@ -64,7 +53,7 @@ export function ApprovalCard({
         </code>
         <CategoryBadge category={approval.category} />
         <span className="spacer" />
-        <span className="muted">
+        <span className="muted approval-who">
           asked by <strong className="who">{approval.requestedBy}</strong>
           {approval.apiKeyName && !approval.requestedBy.includes(approval.apiKeyName)
             ? ` · key "${approval.apiKeyName}"`
@@ -81,9 +70,18 @@ export function ApprovalCard({
           <RelativeTime value={approval.createdAt} />
         </span>
       </header>
-      <div className="approval-args">
+      <div className="approval-args" data-testid="approval-args">
         <JsonText text={approval.argsJson} label={`Arguments of ${approval.capability}`} />
       </div>
+      {approval.manifest && (
+        <details className="approval-manifest" open={selected}>
+          <summary>
+            Pre-flight: what this action imports, can reach and did so far
+            <span className="muted"> · {approval.manifest.reachable.length} capabilities</span>
+          </summary>
+          <ActionManifestView manifest={approval.manifest} highlight={[approval.capability]} compact />
+        </details>
+      )}
       <footer className="approval-foot">
         <Countdown until={expiresAt} />
         <span className="muted mono" title={`sha256 of the argument snapshot: ${approval.argsHash}`}>
@@ -91,7 +89,12 @@ export function ApprovalCard({
         </span>
         <span className="spacer" />
         {canDecide ? (
-          <DecisionButtons approvalId={approval.id} decide={decide} />
+          <DecisionButtons
+            approvalId={approval.id}
+            decide={decide}
+            sessionGrantable={approval.sessionGrantable}
+            onAnswer={onAnswered}
+          />
         ) : (
           <span className="muted">Read only: answering needs the approver role.</span>
         )}

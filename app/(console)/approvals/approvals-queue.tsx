@@ -3,17 +3,23 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
-import { CategoryBadge } from "@/app/_components/category-badge";
 import { ErrorNote } from "@/app/_components/error-note";
-import { JsonText } from "@/app/_components/json-view";
-import { RelativeTime } from "@/app/_components/relative-time";
 import { useTRPC } from "@/app/_lib/trpc";
-import type { ApprovalView, listApprovalQueue } from "@/server/services/approval-queue";
-import { useDecide } from "../_run/decision-buttons";
+import type { HistoryFilters, listApprovalQueue } from "@/server/services/approval-queue";
+import { type Answer, useDecide } from "../_run/decision-buttons";
 import { ApprovalCard } from "./approval-card";
+import { HistoryFilterForm, HistoryTable } from "./approval-history";
 
 type Queue = Awaited<ReturnType<typeof listApprovalQueue>>;
 const LIVE_TYPES = ["approval.requested", "approval.decided", "approval.expired", "grants.revoked"];
+const KEYS: Record<string, Answer> = { a: "once", s: "session", d: "deny" };
+
+/** Keys typed into a field, or with a modifier, belong to the field or the browser, not the queue. */
+function isTyping(e: KeyboardEvent): boolean {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return true;
+  const t = e.target as HTMLElement | null;
+  return !!t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+}
 
 /** The target of /approvals#<id>, highlighted once it is on the page. */
 function useHashTarget(): string | null {
@@ -30,8 +36,14 @@ function useHashTarget(): string | null {
 export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDecide: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const [filters, setFilters] = useState<HistoryFilters>({});
+  const filtered = Object.values(filters).some(Boolean);
   const queue = useQuery(
-    trpc.approvals.queue.queryOptions(undefined, { initialData: initial, staleTime: 0 }),
+    trpc.approvals.queue.queryOptions(filters, {
+      initialData: filtered ? undefined : initial,
+      placeholderData: (previous) => previous,
+      staleTime: 0,
+    }),
   );
   const live = useSubscription(
     trpc.events.live.subscriptionOptions(
@@ -49,6 +61,9 @@ export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDeci
   const target = useHashTarget();
   const list = useRef<HTMLDivElement>(null);
   const answeredIndex = useRef<number | null>(null);
+  /** The card J/K moved to (or that has focus); A/S/D answer it. The first card until then. */
+  const [selected, setSelected] = useState(0);
+  const selectedIndex = Math.min(selected, Math.max(0, data.pending.length - 1));
 
   // Scroll the linked card into view and give it focus, once it exists. The list re-renders as
   // live data arrives; if that drops the focus to the page body, put it back on the linked card.
@@ -71,14 +86,48 @@ export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDeci
     if (index === null || !pendingIds) return;
     const cards = list.current?.querySelectorAll<HTMLElement>("[data-testid=approval-card]");
     if (!cards || cards.length === 0) return;
-    cards[Math.min(index, cards.length - 1)]?.focus();
+    const next = Math.min(index, cards.length - 1);
+    cards[next]?.focus();
+    setSelected(next);
     answeredIndex.current = null;
   }, [pendingIds]);
 
-  function move(from: number, delta: 1 | -1) {
-    const cards = list.current?.querySelectorAll<HTMLElement>("[data-testid=approval-card]");
-    cards?.[Math.max(0, Math.min((cards?.length ?? 1) - 1, from + delta))]?.focus();
-  }
+  // J/K and A/S/D work from anywhere on the page, without focusing a card first.
+  const keyState = useRef({ selectedIndex, canDecide, decide });
+  keyState.current = { selectedIndex, canDecide, decide };
+  useEffect(() => {
+    function onKeyDown(e: KeyboardEvent) {
+      if (isTyping(e)) return;
+      const cards = [...(list.current?.querySelectorAll<HTMLElement>("[data-testid=approval-card]") ?? [])];
+      if (cards.length === 0) return;
+      const state = keyState.current;
+      const focused = cards.findIndex((c) => c.contains(document.activeElement));
+      const current = focused >= 0 ? focused : Math.min(state.selectedIndex, cards.length - 1);
+      const key = e.key.toLowerCase();
+      const arrow = focused >= 0 && (key === "arrowdown" || key === "arrowup");
+      if (key === "j" || key === "k" || arrow) {
+        e.preventDefault();
+        const down = key === "j" || key === "arrowdown";
+        // The first J on a fresh page lands on the first card rather than skipping it.
+        const next =
+          focused < 0 ? current : Math.max(0, Math.min(cards.length - 1, current + (down ? 1 : -1)));
+        cards[next]?.focus();
+        cards[next]?.scrollIntoView({ block: "nearest" });
+        setSelected(next);
+        return;
+      }
+      const answer = KEYS[key];
+      const card = cards[current];
+      if (!answer || !card || !state.canDecide || state.decide.isPending) return;
+      if (Number(card.dataset.expiresAt) <= Date.now()) return;
+      if (answer === "session" && card.dataset.sessionGrantable === "false") return;
+      e.preventDefault();
+      answeredIndex.current = current;
+      state.decide.mutate({ approvalId: card.id, answer });
+    }
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, []);
 
   const connected = live.status === "pending";
   return (
@@ -88,8 +137,8 @@ export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDeci
           <h1>Approvals</h1>
           {canDecide ? (
             <p>
-              Calls that wait for a human. Focus a card (Tab, or J/K) and press <kbd>A</kbd> allow once,{" "}
-              <kbd>S</kbd> allow for session, <kbd>D</kbd> deny.
+              Calls that wait for a human. <kbd>J</kbd>/<kbd>K</kbd> move between requests; <kbd>A</kbd>{" "}
+              allows the selected one once, <kbd>S</kbd> for the session, <kbd>D</kbd> denies.
             </p>
           ) : (
             <p>Calls that wait for a human. You can watch the queue; approvers answer it.</p>
@@ -121,7 +170,8 @@ export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDeci
                 canDecide={canDecide}
                 decide={decide}
                 highlighted={a.id === target}
-                onMove={(delta) => move(i, delta)}
+                selected={canDecide && i === selectedIndex}
+                onSelect={() => setSelected(i)}
                 onAnswered={() => {
                   answeredIndex.current = i;
                 }}
@@ -135,82 +185,29 @@ export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDeci
 
       <section aria-labelledby="history-h" className="card" style={{ marginTop: 16 }}>
         <h2 id="history-h">History</h2>
+        <p className="muted" style={{ marginTop: -4 }}>
+          Most recently decided first.
+        </p>
+        <HistoryFilterForm values={filters} onChange={setFilters} />
         {data.history.length === 0 ? (
           <div className="empty empty-compact">
-            <strong>No decisions yet</strong>
-            Answered and expired requests move here.
+            {filtered ? (
+              <>
+                <strong>No decisions match these filters</strong>
+                Clear a filter to see more.
+              </>
+            ) : (
+              <>
+                <strong>No decisions yet</strong>
+                Answered and expired requests move here.
+              </>
+            )}
           </div>
         ) : (
-          <History rows={data.history} target={target} />
+          <HistoryTable rows={data.history} target={target} />
         )}
       </section>
     </>
-  );
-}
-
-function outcome(a: ApprovalView): { text: string; className: string } {
-  if (a.status === "allowed")
-    return {
-      text: a.scope === "session" ? "allowed for session" : "allowed once",
-      className: "pill pill-ok",
-    };
-  if (a.status === "denied") return { text: "denied", className: "pill pill-bad" };
-  return { text: a.status, className: "pill" };
-}
-
-function History({ rows, target }: { rows: ApprovalView[]; target: string | null }) {
-  return (
-    <table data-testid="approval-history">
-      <thead>
-        <tr>
-          <th>Capability</th>
-          <th>Outcome</th>
-          <th>Asked by</th>
-          <th>Decided</th>
-          <th>Arguments</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((a) => {
-          const o = outcome(a);
-          return (
-            <tr key={a.id} id={a.id} className={a.id === target ? "flash" : undefined}>
-              <td>
-                <code>{a.capability}</code> <CategoryBadge category={a.category} />
-              </td>
-              <td>
-                <span className={o.className}>{o.text}</span>
-              </td>
-              <td className="muted">
-                {a.requestedBy}
-                {a.runId && (
-                  <>
-                    {" · "}
-                    <Link href={`/runs/${a.runId}`}>run</Link>
-                  </>
-                )}
-              </td>
-              <td className="muted">
-                {a.decidedAt ? (
-                  <>
-                    {a.decidedBy ? `${a.decidedBy}, ` : ""}
-                    <RelativeTime value={a.decidedAt} />
-                  </>
-                ) : (
-                  "nobody answered"
-                )}
-              </td>
-              <td>
-                <details>
-                  <summary className="muted">show</summary>
-                  <JsonText text={a.argsJson} />
-                </details>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
   );
 }
 

@@ -109,7 +109,7 @@ export default function CodeEditor({
         scrollBeyondLastLine: false,
         automaticLayout: true,
         fixedOverflowWidgets: true,
-        wordWrap: "off",
+        wordWrap: "on",
         ariaLabel: "Action code. Ctrl+Enter runs it; Ctrl+M makes Tab move focus out of the editor.",
         quickSuggestions: { other: true, strings: true, comments: false },
       }}

@@ -215,6 +215,18 @@ export function Playground({
               empty={
                 running ? (
                   "Running… capability calls appear here as the gate decides them."
+                ) : envelope?.error?.kind === "refused" ? (
+                  <div className="tl-refusal" data-testid="timeline-refusal">
+                    <strong>Refused before it ran</strong>
+                    <span className="mono">{envelope.error.message}</span>
+                    <span>Fix the imports and press Run again; nothing was called.</span>
+                  </div>
+                ) : envelope ? (
+                  <>
+                    <strong>No capability calls</strong>
+                    This action called no capability
+                    {envelope.error ? ` (it ended with ${envelope.error.kind}: see Error)` : ""}.
+                  </>
                 ) : (
                   <>
                     <strong>No calls yet</strong>

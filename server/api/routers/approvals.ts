@@ -1,11 +1,21 @@
 import { z } from "zod";
 import { APPROVAL_ANSWERS } from "../../core/gate/approvals";
-import { countPendingApprovals, listApprovalQueue, revokeSessionGrants } from "../../services/approval-queue";
+import {
+  countPendingApprovals,
+  historyFilterOptions,
+  historyFiltersSchema,
+  listApprovalQueue,
+  revokeSessionGrants,
+} from "../../services/approval-queue";
 import { approverProcedure, router, viewerProcedure } from "../trpc";
 
 export const approvalsRouter = router({
-  /** Pending requests, the decided history and active session grants. */
-  queue: viewerProcedure.query(({ ctx }) => listApprovalQueue(ctx.db)),
+  /** Pending requests (each with its run's pre-flight manifest), the filtered history and active session grants. */
+  queue: viewerProcedure
+    .input(historyFiltersSchema.optional())
+    .query(({ ctx, input }) => listApprovalQueue(ctx.db, input ?? {})),
+
+  historyFilterOptions: viewerProcedure.query(({ ctx }) => historyFilterOptions(ctx.db)),
 
   pendingCount: viewerProcedure.query(({ ctx }) => countPendingApprovals(ctx.db)),
 

@@ -10,12 +10,13 @@ const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
 
 export const ACTION_CONTRACT = `Write one JavaScript ES module whose default export is an async function. It receives \`input\` (a JSON value, or null) and returns a JSON value:
 
-  import { get_weather } from "toolstore/weather";
+  import { find_place, current_weather } from "toolstore/weather";
 
   export default async function (input) {
-    const w = await get_weather({ location: "Oslo" });
+    const [place] = await find_place({ name: "Oslo", count: 1 });
+    const w = await current_weather({ latitude: place.latitude, longitude: place.longitude });
     console.log("raw", w);
-    return { summary: w.summary };
+    return { place: place.name, conditions: w.conditions };
   }
 
 - Capabilities come only from static imports of "toolstore/<module>", and only the exports listed for that module. Dynamic import() is refused before anything runs.
@@ -27,7 +28,7 @@ export const ACTION_CONTRACT = `Write one JavaScript ES module whose default exp
 - Limits: ${DEFAULT_LIMITS.deadlineMs / 1000} s of running time, ${mib(DEFAULT_LIMITS.memoryBytes)} of memory, ${DEFAULT_LIMITS.maxCalls} capability calls, a result of at most ${mib(DEFAULT_LIMITS.resultBytes)} of JSON.
 - Images: save a PNG with save({ data_base64 }) from "toolstore/assets" and return its asset_id; never return pixels.
 
-The reply is an envelope: { ok, result?, error?: { kind: "threw"|"timeout"|"out_of_memory"|"refused"|"internal", message }, logs, calls: [{ capability, category, decision, reason?, ms }], images, durationMs }.`;
+The reply is an envelope: { ok, result?, error?: { kind: "threw"|"timeout"|"out_of_memory"|"refused"|"cancelled"|"internal", message }, logs, calls: [{ capability, category, decision, reason?, ms }], images, durationMs }.`;
 
 /** Signatures of the modules mounted for a key or session, grouped by import specifier. */
 export function renderModuleSignatures(modules: readonly TypingsModule[]): string {

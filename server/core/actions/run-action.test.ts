@@ -46,6 +46,32 @@ function answerWith(script: (capability: string) => ApprovalAnswer | "wait", del
 }
 
 describe("actions.run", () => {
+  it("a call refused by validation names the field: to the guest and in a live event", async () => {
+    const events: EngineEvent[] = [];
+    const { envelope } = await engine.run({
+      session: sessionInMode("auto"),
+      code: `import { read } from "toolstore/canary";
+export default async function () {
+  try {
+    await read({ value: 42, n: "seven" });
+  } catch (e) {
+    return { error: e.error, capability: e.capability, fields: e.fields, reason: e.reason };
+  }
+}`,
+      onEvent: (e) => events.push(e),
+    });
+    const fields = [
+      { field: "value", reason: "must be string" },
+      { field: "n", reason: "must be integer" },
+    ];
+    expect(envelope.result).toMatchObject({ error: "bad_input", capability: "canary.read", fields });
+    expect((envelope.result as { reason: string }).reason).toContain("argument `value` must be string");
+    expect(envelope.calls).toMatchObject([{ capability: "canary.read", decision: "invalid" }]);
+    const refused = events.find((e) => e.type === "call.refused");
+    expect(refused).toMatchObject({ capability: "canary.read", category: "read", fields });
+    expect(canary.runs).toHaveLength(0);
+  });
+
   it("returns the documented envelope with result, logs and calls", async () => {
     const events: EngineEvent[] = [];
     const { runId, envelope } = await engine.run({
@@ -251,7 +277,7 @@ export default async (input) => { const a = await save({ data_base64: input.png 
     await new Promise((r) => setTimeout(r, 200));
     ac.abort("client went away");
     const { envelope } = await running;
-    expect(envelope.error?.kind).toBe("internal");
+    expect(envelope.error?.kind).toBe("cancelled");
     await new Promise((r) => setTimeout(r, 100));
     expect([...ports.approvals.all.values()][0]?.status).toBe("expired");
     expect(canary.runs).toHaveLength(0);

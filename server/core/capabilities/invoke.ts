@@ -105,6 +105,26 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     await Promise.all([deps.decisions.record(entry), deps.events.publish(event)]);
   }
 
+  /** A call refused before the gate is live information too: the timeline shows it with its reason. */
+  function refused(capability: string, category: Category | null, error: unknown): void {
+    const details = isAppError(error) ? (error.details as { fields?: unknown } | undefined) : undefined;
+    const fields = Array.isArray(details?.fields)
+      ? (details.fields as { field: string; reason: string }[])
+      : [];
+    const event: EngineEvent = {
+      type: "call.refused",
+      runId: persistedRunId,
+      sessionId: init.session.id,
+      capability,
+      category,
+      reason: error instanceof Error ? error.message : String(error),
+      fields,
+      at: deps.clock.now(),
+    };
+    emit(event);
+    void deps.events.publish(event).catch(() => undefined);
+  }
+
   const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
 
   /** The snapshot is taken synchronously, at the call: later mutation of the caller's object changes nothing. */
@@ -135,6 +155,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
         reason: (error as Error).message,
         ms: elapsed(),
       });
+      refused(name, null, error);
       throw error;
     }
     const category = cap.spec.category;
@@ -158,6 +179,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
         reason: (error as Error).message,
         ms: elapsed(),
       });
+      refused(name, category, error);
       throw error;
     }
 
@@ -247,16 +269,18 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
 export function toGuestError(
   name: string,
   error: unknown,
-): { error: string; message: string; capability?: string; reason?: string } {
+): { error: string; message: string; capability?: string; reason?: string; fields?: unknown[] } {
   if (isAppError(error)) {
-    const details = error.details as { error?: unknown; reason?: unknown } | undefined;
+    const details = error.details as { error?: unknown; reason?: unknown; fields?: unknown } | undefined;
     if (details && typeof details.error === "string") {
-      const out: { error: string; message: string; capability: string; reason?: string } = {
-        error: details.error,
-        capability: name,
-        message: error.message,
-      };
+      const out: { error: string; message: string; capability: string; reason?: string; fields?: unknown[] } =
+        {
+          error: details.error,
+          capability: name,
+          message: error.message,
+        };
       if (typeof details.reason === "string") out.reason = details.reason;
+      if (Array.isArray(details.fields)) out.fields = details.fields;
       return out;
     }
     return { error: error.code.toLowerCase(), capability: name, message: error.message };

@@ -33,20 +33,32 @@ export function assertSchemaCompiles(spec: CapabilitySpec): void {
   compile(spec);
 }
 
-function describe(error: ErrorObject): string {
-  const field = error.instancePath ? error.instancePath.slice(1).replace(/\//g, ".") : "";
+/** The argument an ajv error is about (dotted path; "" for the arguments object) and what is wrong. */
+function fieldOf(error: ErrorObject): { field: string; reason: string } {
+  const path = error.instancePath ? error.instancePath.slice(1).replace(/\//g, ".") : "";
   const params = error.params as Record<string, unknown>;
+  const under = (name: unknown) => [path, name].filter(Boolean).join(".");
   switch (error.keyword) {
     case "required":
-      return `missing required argument \`${[field, params.missingProperty].filter(Boolean).join(".")}\``;
+      return { field: under(params.missingProperty), reason: "is required" };
     case "additionalProperties":
-      return `unknown argument \`${[field, params.additionalProperty].filter(Boolean).join(".")}\``;
+      return { field: under(params.additionalProperty), reason: "is not an argument of this capability" };
     case "enum":
-      return `argument \`${field}\` must be one of ${JSON.stringify(params.allowedValues)}`;
+      return { field: path, reason: `must be one of ${JSON.stringify(params.allowedValues)}` };
     default:
-      return field
-        ? `argument \`${field}\` ${error.message ?? "is invalid"}`
-        : `arguments ${error.message ?? "are invalid"}`;
+      return { field: path, reason: error.message ?? "is invalid" };
+  }
+}
+
+function describe(error: ErrorObject): string {
+  const { field, reason } = fieldOf(error);
+  switch (error.keyword) {
+    case "required":
+      return `missing required argument \`${field}\``;
+    case "additionalProperties":
+      return `unknown argument \`${field}\``;
+    default:
+      return field ? `argument \`${field}\` ${reason}` : `arguments ${reason}`;
   }
 }
 
@@ -56,9 +68,18 @@ export function validateArgs(spec: CapabilitySpec, args: unknown): void {
   if (fn(args)) return;
   const errors = fn.errors ?? [];
   const messages = [...new Set(errors.map(describe))].slice(0, 5);
+  const fields: { field: string; reason: string }[] = [];
+  for (const f of errors.map(fieldOf)) {
+    if (!fields.some((x) => x.field === f.field && x.reason === f.reason)) fields.push(f);
+  }
+  // `error`, `reason` and `fields` reach the guest as they are (toGuestError): it can tell which
+  // argument to fix without parsing the message.
   throw new AppError("BAD_INPUT", `${spec.name}: ${messages.join("; ")}`, {
     details: {
+      error: "bad_input",
       capability: spec.name,
+      reason: messages.join("; "),
+      fields: fields.slice(0, 10),
       errors: errors.map((e) => ({ path: e.instancePath, message: e.message })),
     },
   });

@@ -111,6 +111,55 @@ describe("approvals", () => {
     expect(await ports.grants.findActive("sess_test", "notes.save", "v2")).toBeNull();
   });
 
+  it("allow for session also answers the waiting requests of that session the grant covers", async () => {
+    const { ports, service } = setup();
+    const ask = (
+      args: object,
+      over: { session?: string; cap?: typeof capability; grantable?: boolean } = {},
+    ) =>
+      service.request({
+        runId: "run1",
+        session: testSession({ id: over.session ?? "sess_test" }),
+        capability: over.cap ?? capability,
+        snapshot: snapshotArgs(args),
+        sessionGrantable: over.grantable ?? true,
+      });
+    const first = await ask({ title: "a" });
+    const sibling = await ask({ title: "b" });
+    const otherSession = await ask({ title: "c" }, { session: "sess_other" });
+    const otherCapability = await ask({ title: "d" }, { cap: { ...capability, name: "notes.delete" } });
+    const otherVersion = await ask({ title: "e" }, { cap: { ...capability, versionHash: "v2" } });
+    const forcedByRule = await ask({ title: "f" }, { grantable: false });
+    const waiting = service.wait(sibling.id, new AbortController().signal);
+
+    await service.decide({ approvalId: first.id, answer: "session", decidedBy: bob });
+
+    const grant = ports.grants.all[0];
+    expect(grant?.approvalId).toBe(first.id);
+    expect(await waiting).toMatchObject({
+      status: "allowed",
+      scope: "session",
+      decidedById: "user_bob",
+      grantId: grant?.id,
+    });
+    expect(ports.approvals.all.get(first.id)?.grantId).toBeNull();
+    for (const r of [otherSession, otherCapability, otherVersion, forcedByRule]) {
+      expect(ports.approvals.all.get(r.id)?.status).toBe("pending");
+    }
+    const released = ports.events.all.filter((e) => e.type === "approval.decided" && e.grantId === grant?.id);
+    expect(released.map((e) => (e as { approvalId: string }).approvalId)).toEqual([sibling.id]);
+    // The released request runs once, with its own snapshot.
+    expect(await service.consume(sibling.id, sibling.argsHash)).toBe(true);
+  });
+
+  it("allow once leaves the other waiting requests of the session alone", async () => {
+    const { ports, service } = setup();
+    const first = await request(service, { title: "a" });
+    const sibling = await request(service, { title: "b" });
+    await service.decide({ approvalId: first.id, answer: "once", decidedBy: bob });
+    expect(ports.approvals.all.get(sibling.id)?.status).toBe("pending");
+  });
+
   it("a decision taken by another instance over the same store is seen by polling", async () => {
     const { ports, service } = setup({ pollMs: 30 });
     const other = createApprovalService({

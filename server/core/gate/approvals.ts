@@ -185,6 +185,39 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     );
   }
 
+  /**
+   * A new session grant also answers the requests of that session already waiting that it covers
+   * (same capability and version, not forced by an ask rule), each recorded as decided by it.
+   */
+  async function releaseCovered(source: ApprovalRecord, grantId: string, decidedBy: Decider): Promise<void> {
+    for (const sibling of await deps.store.listPending()) {
+      if (
+        sibling.id === source.id ||
+        sibling.sessionId !== source.sessionId ||
+        sibling.capability !== source.capability ||
+        sibling.versionHash !== source.versionHash ||
+        !sibling.sessionGrantable
+      )
+        continue;
+      const now = deps.clock.now();
+      const change = { status: "allowed", scope: "session", decidedById: decidedBy.userId, grantId } as const;
+      if (!(await deps.store.decide(sibling.id, change, now))) continue; // expired or answered meanwhile
+      await deps.events.publish({
+        type: "approval.decided",
+        approvalId: sibling.id,
+        runId: sibling.runId,
+        sessionId: sibling.sessionId,
+        capability: sibling.capability,
+        status: "allowed",
+        scope: "session",
+        decidedBy: decidedBy.label,
+        grantId,
+        at: now,
+      });
+      wake(sibling.id);
+    }
+  }
+
   return {
     wake,
 
@@ -203,6 +236,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
         requesterUserId: session.userId,
         apiKeyId: session.apiKeyId ?? null,
         expiresAt: now + ttlMs,
+        sessionGrantable: input.sessionGrantable,
       });
       let userMessage: string | null = null;
       try {
@@ -282,15 +316,16 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
         const state = latest?.status === "pending" ? "expired" : (latest?.status ?? "gone");
         throw new AppError("CONFLICT", `approval ${approvalId} is already ${state}`);
       }
-      if (answer === "session") {
-        await deps.grants.create({
-          sessionId: record.sessionId,
-          capability: record.capability,
-          versionHash: record.versionHash,
-          approvalId: record.id,
-          grantedById: decidedBy.userId,
-        });
-      }
+      const grant =
+        answer === "session"
+          ? await deps.grants.create({
+              sessionId: record.sessionId,
+              capability: record.capability,
+              versionHash: record.versionHash,
+              approvalId: record.id,
+              grantedById: decidedBy.userId,
+            })
+          : null;
       await deps.events.publish({
         type: "approval.decided",
         approvalId: record.id,
@@ -303,6 +338,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
         at: now,
       });
       wake(approvalId);
+      if (grant) await releaseCovered(record, grant.id, decidedBy);
       const updated = await deps.store.get(approvalId);
       if (!updated) throw new AppError("NOT_FOUND", `approval ${approvalId} does not exist`);
       return updated;

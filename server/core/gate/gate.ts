@@ -108,6 +108,7 @@ export function createGate(deps: GateDeps): Gate {
     if (!(await deps.approvals.consume(approval.id, snapshot.hash))) {
       return outcome("deny", "the approval was already used");
     }
+    if (final.grantId) return outcome("allow", "covered by a session grant given on another request");
     return outcome("allow", final.scope === "session" ? "approved for this session" : "approved once");
   }
 

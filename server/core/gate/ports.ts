@@ -60,11 +60,15 @@ export interface ApprovalRecord {
   consumedAt: number | null;
   expiresAt: number;
   createdAt: number;
+  /** False when an ask rule forced the prompt: a session grant never answers it. */
+  sessionGrantable: boolean;
+  /** Set when a session grant given on a sibling request of the same session answered this one. */
+  grantId: string | null;
 }
 
 export type NewApproval = Omit<
   ApprovalRecord,
-  "id" | "status" | "scope" | "decidedById" | "decidedAt" | "consumedAt" | "createdAt"
+  "id" | "status" | "scope" | "decidedById" | "decidedAt" | "consumedAt" | "createdAt" | "grantId"
 >;
 
 /** All state changes are compare-and-set; `false` means another writer got there first. */
@@ -76,7 +80,13 @@ export interface ApprovalStore {
   /** pending -> allowed|denied, only while `expiresAt > now`. */
   decide(
     id: string,
-    change: { status: "allowed" | "denied"; scope: ApprovalScope | null; decidedById: string | null },
+    change: {
+      status: "allowed" | "denied";
+      scope: ApprovalScope | null;
+      decidedById: string | null;
+      /** The session grant that answers it (a sibling request's "allow for session"). */
+      grantId?: string | null;
+    },
     now: number,
   ): Promise<boolean>;
   /** allowed and not yet consumed and `argsHash` matches -> consumedAt = now. Single use. */
@@ -159,6 +169,18 @@ export type EngineEvent =
       ms: number;
       at: number;
     }
+  | {
+      /** Refused before the gate: unknown capability or arguments that fail its schema (no decision row). */
+      type: "call.refused";
+      runId: string | null;
+      sessionId: string;
+      capability: string;
+      category: Category | null;
+      reason: string;
+      /** The arguments that are wrong, each with what is wrong with it. */
+      fields: { field: string; reason: string }[];
+      at: number;
+    }
   | { type: "approval.requested"; approval: ApprovalSummary; at: number }
   | {
       type: "approval.decided";
@@ -169,6 +191,8 @@ export type EngineEvent =
       status: "allowed" | "denied";
       scope: ApprovalScope | null;
       decidedBy: string;
+      /** Set when a session grant given on a sibling request answered this one. */
+      grantId?: string | null;
       at: number;
     }
   | {

@@ -476,7 +476,11 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     settle(job, {
       ok: false,
       resultJson: null,
-      error: { kind: "internal", message: `cancelled: ${reason}` },
+      // Closing the pool is the server's doing; anything else is the surface stopping its run.
+      error: {
+        kind: reason === "sandbox pool closed" ? "internal" : "cancelled",
+        message: `cancelled: ${reason}`,
+      },
       logs: [],
       logsDropped: 0,
       countedMs: 0,

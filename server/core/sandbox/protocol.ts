@@ -4,7 +4,8 @@
  */
 import type { SandboxLimits } from "./limits";
 
-export type SandboxErrorKind = "threw" | "timeout" | "out_of_memory" | "refused" | "internal";
+/** `cancelled`: the surface stopped the run (Cancel in the playground, an MCP client that went away). */
+export type SandboxErrorKind = "threw" | "timeout" | "out_of_memory" | "refused" | "cancelled" | "internal";
 
 export interface SandboxError {
   kind: SandboxErrorKind;

@@ -514,10 +514,22 @@ function guestError(ctx: QuickJSContext, helpers: Helpers, info: Record<string, 
   ctx.defineProp(error, "name", { value: name, configurable: true, enumerable: false });
   name.dispose();
   for (const [key, value] of Object.entries(info)) {
-    if (key === "message" || typeof value !== "string") continue;
-    const v = ctx.newString(value);
-    ctx.setProp(error, key, v);
-    v.dispose();
+    if (key === "message") continue;
+    if (typeof value === "string") {
+      const v = ctx.newString(value);
+      ctx.setProp(error, key, v);
+      v.dispose();
+    } else if (Array.isArray(value)) {
+      // Plain JSON data (e.g. bad_input's `fields`), parsed inside the guest: no host object crosses.
+      const text = ctx.newString(JSON.stringify(value));
+      const parsed = ctx.callFunction(helpers.parse, ctx.undefined, text);
+      text.dispose();
+      if (parsed.error) parsed.error.dispose();
+      else {
+        ctx.setProp(error, key, parsed.value);
+        parsed.value.dispose();
+      }
+    }
   }
   return error;
 }
@@ -761,7 +773,7 @@ port.on("message", (message: ToWorker) => {
       break;
     case "cancel": {
       const r = running.get(message.id);
-      if (r) finish(r, { kind: "internal", message: `cancelled: ${message.reason}` });
+      if (r) finish(r, { kind: "cancelled", message: `cancelled: ${message.reason}` });
       break;
     }
   }

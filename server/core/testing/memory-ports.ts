@@ -85,6 +85,7 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
         decidedAt: null,
         consumedAt: null,
         createdAt: clock.now(),
+        grantId: null,
       };
       approvalRows.set(row.id, row);
       return { ...row };

@@ -34,6 +34,8 @@ const approvalSelect = {
   consumedAt: true,
   expiresAt: true,
   createdAt: true,
+  sessionGrantable: true,
+  grantId: true,
 } as const;
 
 type ApprovalRow = Prisma.ApprovalGetPayload<{ select: typeof approvalSelect }>;
@@ -77,6 +79,7 @@ export function createPrismaApprovalStore(db: Db): ApprovalStore {
           scope: change.scope,
           decidedById: change.decidedById,
           decidedAt: new Date(now),
+          ...(change.grantId ? { grantId: change.grantId } : {}),
         },
       });
       return count === 1;

@@ -5,9 +5,11 @@ import { JsonView } from "@/app/_components/json-view";
 import { RelativeTime } from "@/app/_components/relative-time";
 import { isAppError } from "@/server/core/errors";
 import { getDb } from "@/server/db";
+import { getRunManifests } from "@/server/services/action-manifest";
 import { latestEventSeq } from "@/server/services/run-watch";
 import { getRunDetail } from "@/server/services/runs";
 import { requireUser } from "../../../_lib/session";
+import { ActionManifestView } from "../../_run/action-manifest";
 import { OutputPanes } from "../../_run/output-panes";
 import { Timeline } from "../../_run/timeline";
 import "../../workbench.css";
@@ -38,6 +40,8 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     );
   }
   const running = run.status === "running";
+  const manifest = (await getRunManifests(db, [run.id])).get(run.id);
+  const waiting = run.timeline.filter((r) => r.state === "waiting").map((r) => r.capability);
   return (
     <>
       <nav aria-label="Breadcrumb" className="muted crumbs">
@@ -62,15 +66,12 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       {running && <RunLive runId={run.id} afterSeq={afterSeq} />}
       <div className="run-grid">
         <section className="card" aria-labelledby="code-h">
-          <h2 id="code-h">Code</h2>
-          <pre className="code-view">
-            {run.code.split("\n").map((line, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: lines are identified by their number
-              <span key={i} className="code-line">
-                {line || " "}
-              </span>
-            ))}
-          </pre>
+          <h2 id="code-h">Action</h2>
+          {manifest ? (
+            <ActionManifestView manifest={manifest} highlight={waiting} showCalls={false} />
+          ) : (
+            <pre className="code-view">{run.code}</pre>
+          )}
         </section>
         <section className="card" aria-labelledby="tl-h">
           <h2 id="tl-h">Gate decisions</h2>

@@ -1,0 +1,191 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import type { FormEvent } from "react";
+import { CategoryBadge } from "@/app/_components/category-badge";
+import { JsonText } from "@/app/_components/json-view";
+import { RelativeTime } from "@/app/_components/relative-time";
+import { useTRPC } from "@/app/_lib/trpc";
+import type { ApprovalView, HistoryFilters } from "@/server/services/approval-queue";
+
+const DECISIONS: { value: NonNullable<HistoryFilters["decision"]>; label: string }[] = [
+  { value: "allowed_once", label: "allowed once" },
+  { value: "allowed_session", label: "allowed for session" },
+  { value: "denied", label: "denied" },
+  { value: "expired", label: "expired" },
+];
+
+function outcome(a: ApprovalView): { text: string; className: string } {
+  if (a.status === "allowed") {
+    if (a.grantId) return { text: "allowed by session grant", className: "pill pill-ok" };
+    return {
+      text: a.scope === "session" ? "allowed for session" : "allowed once",
+      className: "pill pill-ok",
+    };
+  }
+  if (a.status === "denied") return { text: "denied", className: "pill pill-bad" };
+  return { text: a.status, className: "pill" };
+}
+
+/** Filters for the history: capability (or `module.*`), key, user, decision and a date range. */
+export function HistoryFilterForm({
+  values,
+  onChange,
+}: {
+  values: HistoryFilters;
+  onChange: (next: HistoryFilters) => void;
+}) {
+  const trpc = useTRPC();
+  const options = useQuery(
+    trpc.approvals.historyFilterOptions.queryOptions(undefined, { staleTime: 30_000 }),
+  );
+  function read(form: HTMLFormElement): HistoryFilters {
+    const next: Record<string, string> = {};
+    for (const [k, v] of new FormData(form)) if (typeof v === "string" && v.trim()) next[k] = v.trim();
+    return next as HistoryFilters;
+  }
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    onChange(read(e.currentTarget));
+  }
+  const apply = (e: { currentTarget: { form: HTMLFormElement | null } }) => {
+    if (e.currentTarget.form) onChange(read(e.currentTarget.form));
+  };
+  const active = Object.values(values).some(Boolean);
+  return (
+    <form className="filters history-filters" onSubmit={onSubmit} aria-label="Filter history">
+      <label>
+        Capability
+        <input
+          name="capability"
+          defaultValue={values.capability ?? ""}
+          placeholder="notes.save or notes.*"
+          onBlur={apply}
+        />
+      </label>
+      <label>
+        Key
+        <select name="key" defaultValue={values.key ?? ""} onChange={apply}>
+          <option value="">All</option>
+          {options.data?.keys.map((k) => (
+            <option key={k.id} value={k.id}>
+              {k.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        User
+        <select name="user" defaultValue={values.user ?? ""} onChange={apply}>
+          <option value="">All</option>
+          {options.data?.users.map((u) => (
+            <option key={u.id} value={u.id}>
+              {u.displayName}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Decision
+        <select name="decision" defaultValue={values.decision ?? ""} onChange={apply}>
+          <option value="">All</option>
+          {DECISIONS.map((d) => (
+            <option key={d.value} value={d.value}>
+              {d.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        From
+        <input type="date" name="from" defaultValue={values.from ?? ""} onChange={apply} />
+      </label>
+      <label>
+        To
+        <input type="date" name="to" defaultValue={values.to ?? ""} onChange={apply} />
+      </label>
+      <button type="submit" className="btn">
+        Filter
+      </button>
+      {active && (
+        <button
+          type="button"
+          className="btn"
+          onClick={(e) => {
+            const form = e.currentTarget.form;
+            for (const el of Array.from(form?.elements ?? [])) {
+              if (el instanceof HTMLInputElement || el instanceof HTMLSelectElement) el.value = "";
+            }
+            onChange({});
+          }}
+        >
+          Clear
+        </button>
+      )}
+    </form>
+  );
+}
+
+/** Settled requests, the most recently decided first; a table that becomes cards on a phone. */
+export function HistoryTable({ rows, target }: { rows: ApprovalView[]; target: string | null }) {
+  return (
+    <div className="table-wrap">
+      <table data-testid="approval-history" className="table-cards">
+        <thead>
+          <tr>
+            <th>Capability</th>
+            <th>Outcome</th>
+            <th>Asked by</th>
+            <th>Decided</th>
+            <th>Arguments</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((a) => {
+            const o = outcome(a);
+            return (
+              <tr key={a.id} id={a.id} className={a.id === target ? "flash" : undefined}>
+                <td data-label="Capability">
+                  <code>{a.capability}</code> <CategoryBadge category={a.category} />
+                </td>
+                <td data-label="Outcome">
+                  <span className={o.className} data-testid="history-outcome">
+                    {o.text}
+                  </span>
+                </td>
+                <td data-label="Asked by" className="muted">
+                  {a.requestedBy}
+                  {a.apiKeyName && !a.requestedBy.includes(a.apiKeyName) ? ` · key "${a.apiKeyName}"` : ""}
+                  {a.runId && (
+                    <>
+                      {" · "}
+                      <Link href={`/runs/${a.runId}`}>run</Link>
+                    </>
+                  )}
+                </td>
+                <td data-label="Decided" className="muted">
+                  {a.decidedAt ? (
+                    <>
+                      {a.decidedBy ? `${a.decidedBy}, ` : ""}
+                      <RelativeTime value={a.decidedAt} />
+                    </>
+                  ) : (
+                    <>
+                      nobody answered · <RelativeTime value={a.expiresAt} />
+                    </>
+                  )}
+                </td>
+                <td data-label="Arguments">
+                  <details>
+                    <summary className="muted">show</summary>
+                    <JsonText text={a.argsJson} />
+                  </details>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
