@@ -7,7 +7,7 @@ import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import { ZodError } from "zod";
 import { type AppError, type ErrorCode, isAppError } from "../core/errors";
 import { getDb } from "../db";
-import { loadEnv } from "../env";
+import { getRequestGuard } from "../http/request-guard";
 import { type Role, roleAtLeast, SESSION_COOKIE, type SessionUser, sessionUser } from "../services/auth";
 import { readCookie } from "./cookies";
 
@@ -82,26 +82,12 @@ const sameSite = t.middleware(({ ctx, type, next }) => {
       message: `Cross-site request refused: missing ${CSRF_HEADER} header.`,
     });
   }
-  const origin = ctx.req.headers.get("origin");
-  if (origin && !originAllowed(origin, ctx.req)) {
-    throw new TRPCError({
-      code: "FORBIDDEN",
-      message: `Cross-site request refused: origin ${origin} is not this console.`,
-    });
+  const verdict = getRequestGuard().check(ctx.req);
+  if (!verdict.ok) {
+    throw new TRPCError({ code: "FORBIDDEN", message: `Cross-site request refused: ${verdict.reason}.` });
   }
   return next();
 });
-
-export function originAllowed(origin: string, req: Request): boolean {
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  try {
-    const o = new URL(origin);
-    if (host && o.host === host) return true;
-    return loadEnv().TOOLSTORE_ALLOWED_ORIGINS.some((allowed) => new URL(allowed).origin === o.origin);
-  } catch {
-    return false;
-  }
-}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
