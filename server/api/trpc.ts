@@ -8,6 +8,8 @@ import { ZodError } from "zod";
 import { type AppError, type ErrorCode, isAppError } from "../core/errors";
 import { getDb } from "../db";
 import { getRequestGuard } from "../http/request-guard";
+import { auditLogFor } from "../services/audit-log";
+import { auditedInput, auditTargetFor } from "../services/audit-targets";
 import { type Role, roleAtLeast, SESSION_COOKIE, type SessionUser, sessionUser } from "../services/auth";
 import { readCookie } from "./cookies";
 
@@ -106,6 +108,33 @@ function requireRole(min: Role) {
   });
 }
 
+/**
+ * Every mutation of an approver or admin goes into the audit log: who, which procedure, the
+ * input (secret-looking values hidden), the outcome, and for known targets the state before and
+ * after (server/services/audit-targets.ts). Nothing can be added to these procedures unaudited.
+ */
+const audited = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
+  if (type !== "mutation" || !ctx.user) return next();
+  const input = await getRawInput().catch(() => undefined);
+  const target = auditTargetFor(ctx.db, path, input);
+  const before = target ? await target.state().catch(() => null) : undefined;
+  const result = await next();
+  const after = target ? await target.state().catch(() => null) : undefined;
+  await auditLogFor(ctx.db).append({
+    actor: { type: "user", id: ctx.user.id, name: ctx.user.username },
+    action: path,
+    target: target?.target ?? "",
+    before,
+    after,
+    detail: {
+      input: auditedInput(input),
+      outcome: result.ok ? "ok" : "error",
+      ...(result.ok ? {} : { error: result.error.message.slice(0, 500) }),
+    },
+  });
+  return result;
+});
+
 export const viewerProcedure = publicProcedure.use(requireRole("viewer"));
-export const approverProcedure = publicProcedure.use(requireRole("approver"));
-export const adminProcedure = publicProcedure.use(requireRole("admin"));
+export const approverProcedure = publicProcedure.use(requireRole("approver")).use(audited);
+export const adminProcedure = publicProcedure.use(requireRole("admin")).use(audited);

@@ -2,6 +2,7 @@
  * Every command of `npm run toolstore --`, in help order. To add one: write it in its own file
  * under server/cli/ as a `CliCommand` and list it here.
  */
+import { auditCommand } from "./audit-command";
 import type { CliCommand } from "./command";
 import { keysCommand } from "./keys-command";
 import { mcpCommand } from "./mcp-command";
@@ -23,4 +24,5 @@ export const COMMANDS: readonly CliCommand[] = [
   migrateApiCommand,
   keysCommand,
   mcpCommand,
+  auditCommand,
 ];
