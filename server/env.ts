@@ -36,6 +36,8 @@ const envSchema = z.object({
   TOOLSTORE_HTTP_ALLOWED_HOSTS: csv,
   /** Choose the first-run setup token (automated installs, the e2e suite); random otherwise. */
   TOOLSTORE_SETUP_TOKEN: z.string().min(16, "use at least 16 characters").optional(),
+  /** 32-byte key (base64 or hex) that encrypts stored secrets; default: a key file beside the database. */
+  TOOLSTORE_SECRET_KEY: z.string().min(1).optional(),
   /** API key used by `npm run toolstore -- mcp` (stdio). */
   TOOLSTORE_API_KEY: z.string().optional(),
   /** Default wall-clock deadline of an action in ms. */

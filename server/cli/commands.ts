@@ -8,6 +8,7 @@ import { keysCommand } from "./keys-command";
 import { mcpCommand } from "./mcp-command";
 import { migrateApiCommand } from "./migrate-api-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
+import { secretsCommand } from "./secrets-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
 import { toolsetEnvCommand } from "./toolset-env-command";
 import { toolsetSettingsCommand } from "./toolset-settings-command";
@@ -24,5 +25,6 @@ export const COMMANDS: readonly CliCommand[] = [
   migrateApiCommand,
   keysCommand,
   mcpCommand,
+  secretsCommand,
   auditCommand,
 ];

@@ -15,6 +15,7 @@ import type { BindingRuntime, BindingRuntimes, ToolsetLanguage } from "../../cor
 import { toolsetEnvironment } from "../../core/sandbox/egress";
 import { bindingInvocation, capabilityName, type ToolsetBinding } from "../../core/toolsets";
 import type { Db } from "../../db";
+import { openEnvValue } from "../stored-secrets";
 import { asCategory, parseBindings, parseHosts } from "./rows";
 
 export interface ToolsetModulesOptions {
@@ -56,7 +57,13 @@ export async function loadToolsetRuntime(db: Db, toolsetId: string): Promise<Too
     },
   });
   if (!row) throw new AppError("NOT_FOUND", "the toolset was deleted");
-  const { env, secrets } = toolsetEnvironment(row.envVars);
+  const variables = await Promise.all(
+    row.envVars.map(async (v) => ({
+      ...v,
+      value: await openEnvValue(db, { toolsetId, name: v.name, value: v.value, secret: v.secret }),
+    })),
+  );
+  const { env, secrets } = toolsetEnvironment(variables);
   return { timeoutMs: row.timeoutMs, allowedHosts: parseHosts(row.allowedHosts), env, secrets };
 }
 
