@@ -19,4 +19,5 @@ export const NAV: NavItem[] = [
   { href: "/rules", label: "Rules", min: "viewer" },
   { href: "/keys", label: "API keys", min: "admin" },
   { href: "/settings/users", label: "Users", min: "admin" },
+  { href: "/audit", label: "Audit", min: "admin" },
 ];

@@ -287,3 +287,31 @@ export async function* exportAuditJsonLines(db: Db, filter: AuditFilter = {}): A
     afterSeq = page[page.length - 1]?.seq ?? afterSeq;
   }
 }
+
+export interface AuditQuery extends AuditFilter {
+  beforeSeq?: number;
+}
+
+/** Filters from a page's or an export's query string; anything unparsable is left out. */
+export function parseAuditQuery(params: Record<string, string | string[] | undefined>): AuditQuery {
+  const one = (k: string) => {
+    const v = params[k];
+    const s = (Array.isArray(v) ? v[0] : v)?.trim();
+    return s ? s.slice(0, 200) : undefined;
+  };
+  const date = (k: string, endOfDay = false) => {
+    const v = one(k);
+    if (!v) return undefined;
+    const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T${endOfDay ? "23:59:59.999" : "00:00:00"}Z` : v);
+    return Number.isNaN(d.getTime()) ? undefined : d;
+  };
+  const before = Number(one("before"));
+  return {
+    action: one("action"),
+    actor: one("actor"),
+    target: one("target"),
+    from: date("from"),
+    to: date("to", true),
+    beforeSeq: Number.isInteger(before) && before > 0 ? before : undefined,
+  };
+}
