@@ -51,7 +51,14 @@ export interface AuditEntryRow {
 type Hashed = Omit<AuditEntryRow, "id" | "hash">;
 
 /** Stable JSON: object keys sorted, so a hash does not depend on key order. */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(input: unknown): string {
+  // Dates and the like serialize as JSON.stringify would (toJSON), then keys are sorted.
+  const value =
+    input !== null &&
+    typeof input === "object" &&
+    typeof (input as { toJSON?: unknown }).toJSON === "function"
+      ? (input as { toJSON(): unknown }).toJSON()
+      : input;
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   const entries = Object.entries(value as Record<string, unknown>)
