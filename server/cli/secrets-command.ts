@@ -2,6 +2,7 @@
  * `secrets rotate-key [--new-key <base64>]`: re-seal every stored secret with a new key.
  * `secrets status`: where the key comes from and how many secrets are sealed.
  */
+import { auditLogFor, cliActor } from "../services/audit-log";
 import { SEALED_PREFIX } from "../services/secret-box";
 import { rotateSecretKey, secretBoxConfigFor, secretBoxFor } from "../services/stored-secrets";
 import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
@@ -36,6 +37,14 @@ export const secretsCommand: CliCommand = {
         return EXIT.ok;
       }
       const result = await rotateSecretKey(db, config, values["new-key"]);
+      await auditLogFor(db).append({
+        actor: cliActor(),
+        action: "secrets.rotateKey",
+        target: "secret-key",
+        before: { keyId: result.oldKeyId },
+        after: { keyId: result.newKeyId },
+        detail: { resealed: result.resealed },
+      });
       io.out(`re-encrypted ${result.resealed} secret(s): key ${result.oldKeyId} -> ${result.newKeyId}`);
       if (result.newEnvKey) {
         io.out(

@@ -10,6 +10,7 @@
  * head: the chain stays linear across instances without holding a lock.
  */
 import { createHash } from "node:crypto";
+import os from "node:os";
 import type { Db } from "../db";
 
 export const GENESIS_HASH = "0".repeat(64);
@@ -20,6 +21,17 @@ export interface AuditActor {
   type: AuditActorType;
   id?: string | null;
   name?: string;
+}
+
+/** Who acts from the command line: the operating-system user running it. */
+export function cliActor(): AuditActor {
+  let name = "cli";
+  try {
+    name = os.userInfo().username || name;
+  } catch {
+    // no passwd entry (some containers)
+  }
+  return { type: "cli", id: null, name };
 }
 
 export interface AuditInput {

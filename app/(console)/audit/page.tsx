@@ -43,7 +43,7 @@ export default async function AuditPage({
   const filtered = ["action", "actor", "target", "from", "to"].some((k) => text(k));
   const last = entries.at(-1);
   return (
-    <>
+    <div className="audit-page">
       <div className="page-head">
         <div>
           <h1>Audit</h1>
@@ -164,6 +164,6 @@ export default async function AuditPage({
           <Link href={`/audit?${params({ before: String(last.seq) })}`}>Older entries →</Link>
         )}
       </div>
-    </>
+    </div>
   );
 }
