@@ -4,14 +4,16 @@
  * previous entry's hash, so an edited, inserted or deleted row breaks the chain at that point;
  * `verifyAuditChain` names the first broken entry.
  *
- * Appends are queued per process and written in groups: the head is read once, the group's hashes
- * are chained on it, and the group is inserted with consecutive `seq` values. `seq` is unique, so
- * when another instance appended in between, the insert fails as a whole and is retried on the new
- * head: the chain stays linear across instances without holding a lock.
+ * Appends are queued per process and written in groups: the group's hashes are chained on the head
+ * (the last entry this process wrote, or read from the table), and the group is inserted with
+ * consecutive `seq` values. `seq` is unique, so when another instance appended in between, the
+ * insert fails as a whole and is retried on the re-read head: the chain stays linear across
+ * instances without holding a lock.
  */
 import { createHash } from "node:crypto";
 import os from "node:os";
 import type { Db } from "../db";
+import type { WriteBatcher } from "./engine/write-batcher";
 
 export const GENESIS_HASH = "0".repeat(64);
 
@@ -111,16 +113,25 @@ export interface AuditLog {
 const MAX_GROUP = 200;
 const MAX_RETRIES = 20;
 
-export function createAuditLog(db: Db): AuditLog {
+export interface AuditLogOptions {
+  /**
+   * Write through the engine's batcher, so an entry shares the commit (one fsync on SQLite) of
+   * the decision row written in the same tick.
+   */
+  batch?: WriteBatcher;
+}
+
+export function createAuditLog(db: Db, options: AuditLogOptions = {}): AuditLog {
   let queue: { input: AuditInput; resolve(): void; reject(error: unknown): void }[] = [];
   let running = false;
+  /** The last entry this process wrote; re-read from the table when another instance got ahead. */
+  let head: { seq: number; hash: string } | null | undefined;
 
   async function writeGroup(group: typeof queue): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const head = await db.auditEntry.findFirst({
-        orderBy: { seq: "desc" },
-        select: { seq: true, hash: true },
-      });
+      if (head === undefined) {
+        head = await db.auditEntry.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
+      }
       let seq = head?.seq ?? 0;
       let prevHash = head?.hash ?? GENESIS_HASH;
       const rows = group.map(({ input }) => {
@@ -143,9 +154,12 @@ export function createAuditLog(db: Db): AuditLog {
         return { ...entry, hash };
       });
       try {
-        await db.auditEntry.createMany({ data: rows });
+        const write = () => db.auditEntry.createMany({ data: rows });
+        await (options.batch ? options.batch.write(write) : write());
+        head = { seq, hash: prevHash };
         return;
       } catch (error) {
+        head = undefined;
         // Another instance took one of these seq numbers: chain on its entries instead.
         if (attempt >= MAX_RETRIES || !isUniqueViolation(error)) throw error;
         await new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
@@ -185,10 +199,10 @@ export function createAuditLog(db: Db): AuditLog {
 const logs = new WeakMap<Db, AuditLog>();
 
 /** The process's audit log for a database: one append queue per client. */
-export function auditLogFor(db: Db): AuditLog {
+export function auditLogFor(db: Db, options: AuditLogOptions = {}): AuditLog {
   let log = logs.get(db);
   if (!log) {
-    log = createAuditLog(db);
+    log = createAuditLog(db, options);
     logs.set(db, log);
   }
   return log;

@@ -82,7 +82,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
 }
 
 export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionSink {
-  const audit = auditLogFor(db);
+  const audit = auditLogFor(db, { batch });
   return {
     async record(d) {
       const entry = audit.append({
