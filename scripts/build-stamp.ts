@@ -8,6 +8,7 @@ const INPUTS = [
   "server",
   "public",
   "next.config.mjs",
+  "proxy.ts",
   "package-lock.json",
   "tsconfig.json",
   "prisma/schema.prisma",

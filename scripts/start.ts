@@ -13,6 +13,7 @@ import { redactUrl } from "../server/db/provider";
 import { loadEnv, publicUrl } from "../server/env";
 import { issueSetupToken } from "../server/services/auth";
 import { loadSkillsFolder, loadToolsetsFolder } from "../server/services/startup";
+import { secretBoxFor } from "../server/services/stored-secrets";
 import { buildIsCurrent, writeBuildStamp } from "./build-stamp";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -49,6 +50,9 @@ async function main() {
   );
 
   const db = getDb();
+  // The secret key (TOOLSTORE_SECRET_KEY or the key file, created now on a first start); stored
+  // plain-text secrets from before encryption are sealed here. A missing key stops the start.
+  await secretBoxFor(db);
   const toolsets = await loadToolsetsFolder(db, path.resolve(root, env.TOOLSTORE_TOOLSETS_DIR));
   console.log(toolsets);
   console.log(await loadSkillsFolder(db, path.resolve(root, env.TOOLSTORE_SKILLS_DIR)));

@@ -31,13 +31,20 @@ class TunedSqlite extends PrismaBetterSqlite3 {
   }
 }
 
+const targets = new WeakMap<Db, DbTarget>();
+
 export function createDb(target: DbTarget): Db {
-  if (target.provider === "postgresql") {
-    return new PgPrismaClient({ adapter: new PrismaPg(pgConfigFromUrl(target.url)) }) as unknown as Db;
-  }
-  return new PrismaClient({
-    adapter: new TunedSqlite({ url: target.url, timeout: SQLITE_BUSY_TIMEOUT_MS }),
-  });
+  const db =
+    target.provider === "postgresql"
+      ? (new PgPrismaClient({ adapter: new PrismaPg(pgConfigFromUrl(target.url)) }) as unknown as Db)
+      : new PrismaClient({ adapter: new TunedSqlite({ url: target.url, timeout: SQLITE_BUSY_TIMEOUT_MS }) });
+  targets.set(db, target);
+  return db;
+}
+
+/** Which database a client was created for (e.g. to keep the secret key file beside it). */
+export function targetOfDb(db: Db): DbTarget | undefined {
+  return targets.get(db);
 }
 
 const holder = globalThis as typeof globalThis & { __toolstoreDb?: Db; __toolstoreDbTarget?: DbTarget };

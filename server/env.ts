@@ -27,10 +27,19 @@ const envSchema = z.object({
   TOOLSTORE_SKILLS_DIR: z.string().min(1).default("./skills"),
   /** Extra origins allowed to send mutations and MCP requests (comma separated). */
   TOOLSTORE_ALLOWED_ORIGINS: csv,
+  /** Extra Host names (`name` or `name:port`, comma separated) the console and MCP route answer to. */
+  TOOLSTORE_ALLOWED_HOSTS: csv,
+  /** Trust X-Forwarded-Host/-Proto (set only behind a reverse proxy that sets them). */
+  TOOLSTORE_TRUST_PROXY: z
+    .enum(["", "0", "1", "false", "true", "no", "yes"], { message: "use 1 or 0" })
+    .optional()
+    .transform((v) => v === "1" || v === "true" || v === "yes"),
   /** Hosts the built-in toolstore/http module may fetch (comma separated). */
   TOOLSTORE_HTTP_ALLOWED_HOSTS: csv,
   /** Choose the first-run setup token (automated installs, the e2e suite); random otherwise. */
   TOOLSTORE_SETUP_TOKEN: z.string().min(16, "use at least 16 characters").optional(),
+  /** 32-byte key (base64 or hex) that encrypts stored secrets; default: a key file beside the database. */
+  TOOLSTORE_SECRET_KEY: z.string().min(1).optional(),
   /** API key used by `npm run toolstore -- mcp` (stdio). */
   TOOLSTORE_API_KEY: z.string().optional(),
   /** Default wall-clock deadline of an action in ms. */

@@ -21,4 +21,5 @@ export const NAV: NavItem[] = [
   { href: "/rules", label: "Rules", min: "viewer" },
   { href: "/keys", label: "API keys", min: "admin" },
   { href: "/settings/users", label: "Users", min: "admin" },
+  { href: "/audit", label: "Audit", min: "admin" },
 ];

@@ -7,7 +7,9 @@ import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import { ZodError } from "zod";
 import { type AppError, type ErrorCode, isAppError } from "../core/errors";
 import { type Db, getDb } from "../db";
-import { loadEnv } from "../env";
+import { getRequestGuard } from "../http/request-guard";
+import { auditLogFor } from "../services/audit-log";
+import { auditedInput, auditTargetFor } from "../services/audit-targets";
 import { type Role, roleAtLeast, SESSION_COOKIE, type SessionUser, sessionUser } from "../services/auth";
 import { getEngine, type ServerEngine } from "../services/engine";
 import { readCookie } from "./cookies";
@@ -92,26 +94,12 @@ const sameSite = t.middleware(({ ctx, type, next }) => {
       message: `Cross-site request refused: missing ${CSRF_HEADER} header.`,
     });
   }
-  const origin = ctx.req.headers.get("origin");
-  if (origin && !originAllowed(origin, ctx.req)) {
-    throw new TRPCError({
-      code: "FORBIDDEN",
-      message: `Cross-site request refused: origin ${origin} is not this console.`,
-    });
+  const verdict = getRequestGuard().check(ctx.req);
+  if (!verdict.ok) {
+    throw new TRPCError({ code: "FORBIDDEN", message: `Cross-site request refused: ${verdict.reason}.` });
   }
   return next();
 });
-
-export function originAllowed(origin: string, req: Request): boolean {
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  try {
-    const o = new URL(origin);
-    if (host && o.host === host) return true;
-    return loadEnv().TOOLSTORE_ALLOWED_ORIGINS.some((allowed) => new URL(allowed).origin === o.origin);
-  } catch {
-    return false;
-  }
-}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -130,6 +118,33 @@ function requireRole(min: Role) {
   });
 }
 
+/**
+ * Every mutation of an approver or admin goes into the audit log: who, which procedure, the
+ * input (secret-looking values hidden), the outcome, and for known targets the state before and
+ * after (server/services/audit-targets.ts). Nothing can be added to these procedures unaudited.
+ */
+const audited = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
+  if (type !== "mutation" || !ctx.user) return next();
+  const input = await getRawInput().catch(() => undefined);
+  const target = auditTargetFor(ctx.db, path, input);
+  const before = target ? await target.state().catch(() => null) : undefined;
+  const result = await next();
+  const after = target ? await target.state().catch(() => null) : undefined;
+  await auditLogFor(ctx.db).append({
+    actor: { type: "user", id: ctx.user.id, name: ctx.user.username },
+    action: path,
+    target: target?.target ?? "",
+    before,
+    after,
+    detail: {
+      input: auditedInput(input),
+      outcome: result.ok ? "ok" : "error",
+      ...(result.ok ? {} : { error: result.error.message.slice(0, 500) }),
+    },
+  });
+  return result;
+});
+
 export const viewerProcedure = publicProcedure.use(requireRole("viewer"));
-export const approverProcedure = publicProcedure.use(requireRole("approver"));
-export const adminProcedure = publicProcedure.use(requireRole("admin"));
+export const approverProcedure = publicProcedure.use(requireRole("approver")).use(audited);
+export const adminProcedure = publicProcedure.use(requireRole("admin")).use(audited);

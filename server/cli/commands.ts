@@ -2,12 +2,14 @@
  * Every command of `npm run toolstore --`, in help order. To add one: write it in its own file
  * under server/cli/ as a `CliCommand` and list it here.
  */
+import { auditCommand } from "./audit-command";
 import type { CliCommand } from "./command";
 import { keysCommand } from "./keys-command";
 import { mcpCommand } from "./mcp-command";
 import { mcpServersCommand } from "./mcp-servers-command";
 import { migrateApiCommand } from "./migrate-api-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
+import { secretsCommand } from "./secrets-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
 import { toolsetEnvCommand } from "./toolset-env-command";
 import { toolsetSettingsCommand } from "./toolset-settings-command";
@@ -27,4 +29,6 @@ export const COMMANDS: readonly CliCommand[] = [
   keysCommand,
   mcpCommand,
   mcpServersCommand,
+  secretsCommand,
+  auditCommand,
 ];

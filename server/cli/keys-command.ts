@@ -4,6 +4,7 @@
  * given user, or to the first admin.
  */
 import { createApiKey } from "../services/api-keys";
+import { auditLogFor, cliActor } from "../services/audit-log";
 import { AppError, type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 
@@ -54,6 +55,13 @@ export const keysCommand: CliCommand = {
             .filter(Boolean)
         : ["*"];
       const created = await createApiKey(db, owner.id, { name, mode, modules });
+      await auditLogFor(db).append({
+        actor: cliActor(),
+        action: "apiKeys.create",
+        target: `api_key:${created.id}`,
+        after: { name, mode, modules, userId: owner.id },
+        detail: { via: "cli" },
+      });
       io.out(created.key);
       return EXIT.ok;
     } finally {

@@ -3,6 +3,7 @@
  * Without a value, `set` reads it from stdin, so a secret need not appear in shell history.
  * Secrets are never printed.
  */
+import { auditLogFor, cliActor } from "../services/audit-log";
 import { listToolsetEnv, setToolsetEnvVar, unsetToolsetEnvVar } from "../services/toolsets";
 import { type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
@@ -42,12 +43,25 @@ export const toolsetEnvCommand: CliCommand = {
           value,
           ...(values.secret ? { secret: true } : {}),
         });
+        await auditLogFor(db).append({
+          actor: cliActor(),
+          action: "toolsets.setEnv",
+          target: `toolset:${toolset}/${saved.name}`,
+          after: { name: saved.name, secret: saved.secret },
+          detail: { via: "cli" },
+        });
         io.out(`${toolset}: ${saved.name}${saved.secret ? " (secret)" : ""} = ${saved.display}`);
         return EXIT.ok;
       }
       if (action === "unset") {
         const name = requireArg(positionals[2], "<VAR>");
         await unsetToolsetEnvVar(db, { toolset, name });
+        await auditLogFor(db).append({
+          actor: cliActor(),
+          action: "toolsets.unsetEnv",
+          target: `toolset:${toolset}/${name}`,
+          detail: { via: "cli" },
+        });
         io.out(`${toolset}: ${name} unset`);
         return EXIT.ok;
       }

@@ -1,4 +1,5 @@
 /** `toolset-settings <name> [--timeout <ms>] [--hosts a,b] [--add-host h] [--remove-host h]`. */
+import { auditLogFor, cliActor } from "../services/audit-log";
 import { getToolset, updateToolsetSettings } from "../services/toolsets";
 import { type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
@@ -43,6 +44,16 @@ export const toolsetSettingsCommand: CliCommand = {
       const settings = Object.keys(changes).length
         ? await updateToolsetSettings(db, toolset, changes)
         : { timeoutMs: current.timeoutMs, allowedHosts: current.allowedHosts };
+      if (Object.keys(changes).length) {
+        await auditLogFor(db).append({
+          actor: cliActor(),
+          action: "toolsets.updateSettings",
+          target: `toolset:${toolset}`,
+          before: { timeoutMs: current.timeoutMs, allowedHosts: current.allowedHosts },
+          after: settings,
+          detail: { via: "cli" },
+        });
+      }
       io.out(
         `${toolset}: timeout ${settings.timeoutMs} ms; allowed hosts: ${settings.allowedHosts.join(", ") || "none"}`,
       );

@@ -1,5 +1,5 @@
 /**
- * The Streamable HTTP side of the MCP mount: origin check, API key on every request, body size
+ * The Streamable HTTP side of the MCP mount: Host and Origin check (server/http/request-guard.ts), API key on every request, body size
  * and per-key rate limits, and sessions that live in the database so that any instance can serve
  * a session's next request (each request builds its server and transport afresh). Answers that a
  * client gives to an approval elicitation are routed here by approval id, on whichever instance
@@ -14,8 +14,10 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "../db";
+import { createRequestGuard, type RequestGuard } from "../http/request-guard";
 import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
 import type { McpBackend } from "../services/mcp-backend";
+import { checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
 import { createMcpServer, ELICIT_ANSWERS, ELICIT_META_KEY } from "./server";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -29,19 +31,21 @@ export interface McpHttpOptions {
   consoleUrl: string;
   /** Origins besides the request's own host that may call (browser-based MCP clients). */
   allowedOrigins: string[];
+  /** Host and Origin policy; by default loopback names and `allowedOrigins` only. */
+  guard?: RequestGuard;
   rateLimitPerMinute: number;
   maxBodyBytes?: number;
 }
 
 export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) => Promise<Response> {
+  checkSdkCompat();
   const limiter = createRateLimiter(options.rateLimitPerMinute);
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const guard = options.guard ?? createRequestGuard({ allowedOrigins: options.allowedOrigins });
 
   return async function handleMcp(req: Request): Promise<Response> {
-    const origin = req.headers.get("origin");
-    if (origin && !originAllowed(origin, req, options.allowedOrigins)) {
-      return jsonError(403, -32000, `Forbidden: origin ${origin} may not call this MCP server.`);
-    }
+    const verdict = guard.check(req);
+    if (!verdict.ok) return jsonError(403, -32000, `Forbidden: ${verdict.reason}.`);
 
     const identity = await verifyApiKey(options.db, bearer(req));
     if (!identity) {
@@ -126,7 +130,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
         });
       },
     });
-    if (session) resumeSession(transport, session.id);
+    if (session) resumeTransportSession(transport, session.id);
     rewriteElicitationIds(transport);
 
     const server = await createMcpServer({
@@ -135,10 +139,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
       backend: options.backend,
     });
     if (session) {
-      // The SDK learns these from initialize, which happened on some earlier request.
-      Object.assign(server.server as unknown as Record<string, unknown>, {
-        _clientCapabilities: session.capabilities,
-        _clientVersion: { name: session.clientName, version: session.clientVersion },
+      restoreClientInfo(server, session.capabilities, {
+        name: session.clientName,
+        version: session.clientVersion,
       });
     }
     await server.connect(transport);
@@ -147,11 +150,6 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     req.signal.addEventListener("abort", () => void transport.close().catch(() => {}), { once: true });
     return transport.handleRequest(req, { parsedBody });
   };
-}
-
-/** A transport for a session initialized earlier (maybe on another instance). */
-function resumeSession(transport: WebStandardStreamableHTTPServerTransport, sessionId: string) {
-  Object.assign(transport as unknown as Record<string, unknown>, { sessionId, _initialized: true });
 }
 
 /**
@@ -202,17 +200,6 @@ function bearer(req: Request): string | null {
   const header = req.headers.get("authorization");
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   return match?.[1] ?? null;
-}
-
-function originAllowed(origin: string, req: Request, allowed: string[]): boolean {
-  try {
-    const o = new URL(origin);
-    const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-    if (host && o.host === host) return true;
-    return allowed.some((a) => new URL(a).origin === o.origin);
-  } catch {
-    return false;
-  }
 }
 
 async function readBody(req: Request, max: number): Promise<string | null> {

@@ -5,6 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -142,6 +143,59 @@ describe("MCP over Streamable HTTP", () => {
       body,
     });
     expect(foreign.status).toBe(403);
+  });
+
+  it("[MCP]: refuses DNS rebinding, an untrusted X-Forwarded-Host, another scheme and userinfo in Origin (403)", async () => {
+    const good = await key("default");
+    const url = new URL(urlOf(0));
+    const self = `127.0.0.1:${url.port}`;
+    const post = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const body = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "raw", version: "1" },
+          },
+        });
+        const request = http.request(
+          url,
+          {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              authorization: `Bearer ${good}`,
+              ...headers,
+            },
+          },
+          (res) => {
+            let text = "";
+            res.on("data", (chunk) => {
+              text += chunk;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        request.on("error", reject);
+        request.end(body);
+      });
+    const rebinding = await post({
+      host: `evil.example:${url.port}`,
+      origin: `http://evil.example:${url.port}`,
+    });
+    expect(rebinding.status).toBe(403);
+    expect(rebinding.body).toContain("evil.example");
+    expect(
+      (await post({ host: self, "x-forwarded-host": "evil.example", origin: "http://evil.example" })).status,
+    ).toBe(403);
+    expect((await post({ host: self, origin: `https://${self}` })).status).toBe(403);
+    expect((await post({ host: self, origin: `http://evil@${self}` })).status).toBe(403);
+    expect((await post({ host: self, origin: `http://${self}` })).status).toBe(200);
+    expect((await post({ host: `localhost:${url.port}` })).status).toBe(200);
   });
 
   it("[MCP]: refuses a body over the size limit", async () => {

@@ -1,6 +1,7 @@
 /** The process's MCP handlers, composed from the engine, the database and the environment. */
 import { getDb } from "../db";
 import { loadEnv, publicUrl } from "../env";
+import { getRequestGuard } from "../http/request-guard";
 import { getEngine } from "../services/engine";
 import type { McpBackend } from "../services/mcp-backend";
 import { createMcpBackend } from "../services/mcp-backend";
@@ -28,6 +29,7 @@ export function getMcpHttpHandler(): (req: Request) => Promise<Response> {
       backend: getMcpBackend(),
       consoleUrl: publicUrl(env),
       allowedOrigins: env.TOOLSTORE_ALLOWED_ORIGINS,
+      guard: getRequestGuard(),
       rateLimitPerMinute: env.TOOLSTORE_MCP_RATE_LIMIT,
     });
   }

@@ -105,7 +105,7 @@ export async function measureBindingOverhead(): Promise<{ title: string; rows: B
           name: "calculator",
           description: calculator.description,
           version: { ...calculator, language: "typescript" },
-          runtime: async () => ({ timeoutMs: 10_000, allowedHosts: [], env: {}, secretValues: [] }),
+          runtime: async () => ({ timeoutMs: 10_000, allowedHosts: [], env: {}, secrets: {} }),
           runtimes: () => ({ typescript: pool }),
         }),
       ],

@@ -41,6 +41,8 @@ export async function closeTestPool(): Promise<void> {
 
 export interface RunOptions {
   env?: Record<string, string>;
+  /** Secret values by name; `env` should hold their `{{secret:NAME}}` placeholders. */
+  secrets?: Record<string, string>;
   allowedHosts?: string[];
   timeoutMs?: number;
   redact?: string[];
@@ -67,6 +69,7 @@ export async function runBinding(
     env: options.env ?? {},
     allowedHosts: options.allowedHosts ?? toolset.declarations.hosts,
     timeoutMs: options.timeoutMs ?? toolset.declarations.timeoutMs ?? 10_000,
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.redact ? { redact: options.redact } : {}),
   });
   const logs = result.logs.map((l) => l.text);

@@ -34,9 +34,9 @@ describe("[TOOLSETS] webhook", () => {
       "send",
       { event: "lights.off", data: { room: "kitchen" } },
       {
-        env: { WEBHOOK_URL: `${receiver.baseUrl}/hook`, WEBHOOK_TOKEN: TOKEN },
+        env: { WEBHOOK_URL: `${receiver.baseUrl}/hook`, WEBHOOK_TOKEN: "{{secret:WEBHOOK_TOKEN}}" },
+        secrets: { WEBHOOK_TOKEN: TOKEN },
         allowedHosts: ["127.0.0.1"],
-        redact: [TOKEN],
       },
     );
     expect(result.ok).toBe(true);
@@ -48,7 +48,26 @@ describe("[TOOLSETS] webhook", () => {
       data: { room: "kitchen" },
     });
     expect(JSON.stringify(result)).not.toContain(TOKEN);
-    expect(result).toMatchObject({ value: { delivered: true, status: 200 } });
+    // The receiver echoed the header: the value is masked before the code sees the answer.
+    expect(result).toMatchObject({
+      value: { delivered: true, status: 200, response: { seen_auth: "Bearer ***" } },
+    });
+  });
+
+  it("sends the token only to a host the toolset names, never through a bare * allow-list entry", async () => {
+    const before = receiver.requests.length;
+    const result = await runBinding(
+      webhook,
+      "send",
+      { event: "lights.off" },
+      {
+        env: { WEBHOOK_URL: `${receiver.baseUrl}/hook`, WEBHOOK_TOKEN: "{{secret:WEBHOOK_TOKEN}}" },
+        secrets: { WEBHOOK_TOKEN: TOKEN },
+        allowedHosts: ["*"],
+      },
+    );
+    expect(result).toMatchObject({ ok: false, error: expect.stringContaining("declares by name") });
+    expect(receiver.requests.length).toBe(before);
   });
 
   it("reports a refusing receiver as a value, and a missing URL as an error", async () => {

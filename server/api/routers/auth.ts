@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { getRequestGuard } from "../../http/request-guard";
 import {
   completeSetup,
   createSession,
@@ -14,7 +15,7 @@ import { sessionCookie } from "../cookies";
 import { publicProcedure, router } from "../trpc";
 
 function secureRequest(req: Request): boolean {
-  return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+  return getRequestGuard().isHttps(req);
 }
 
 export const authRouter = router({

@@ -59,7 +59,7 @@ delete globalThis.${GUEST_GLOBALS.call};
 export { call };
 `;
 
-/** Bridge for toolset bindings: the frozen `env` and a `fetch` that goes through the host. */
+/** Bridge for toolset bindings: the frozen `env`, and `fetch` and `hmac`, which go through the host. */
 const BINDING_BRIDGE = `const call = globalThis.${GUEST_GLOBALS.call};
 const g = globalThis, S = String, keys = Object.keys, freeze = Object.freeze;
 Object.defineProperty(g, "env", { value: freeze(JSON.parse(g.${GUEST_GLOBALS.env})) });
@@ -82,6 +82,13 @@ g.fetch = async function fetch(input, init) {
   const res = await call("fetch", request, 1);
   return freeze({ status: res.status, statusText: res.statusText || "", ok: res.status >= 200 && res.status < 300,
     url: res.url, headers: headersOf(res.headers || {}), text: async () => res.body, json: async () => JSON.parse(res.body) });
+};
+g.hmac = async function hmac(secret, data, options) {
+  const o = options == null ? {} : options;
+  const request = { secret: S(secret), data: S(data) };
+  if (o.algorithm != null) request.algorithm = S(o.algorithm);
+  if (o.encoding != null) request.encoding = S(o.encoding);
+  return call("hmac", request, 1);
 };
 `;
 

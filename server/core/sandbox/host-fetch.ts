@@ -53,6 +53,11 @@ export interface AllowlistFetchOptions {
   timeoutMs: number;
   maxBodyBytes: number;
   maxRedirects?: number;
+  /**
+   * Called for every hop with the request as the caller wrote it (its URL set to the hop's) and
+   * the first URL; returns what is actually sent. Egress fills secrets here (see egress.ts).
+   */
+  prepareHop?: (request: HostFetchRequest, firstUrl: string) => HostFetchRequest;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -69,12 +74,20 @@ export function createAllowlistFetch(options: AllowlistFetchOptions): HostFetch 
       if (!isHostAllowed(url, options.allowedHosts)) {
         throw new AppError("FORBIDDEN", `host of ${safeUrl(url)} is not in the allowlist`);
       }
+      const hasBody = method !== "GET" && method !== "HEAD";
+      const written: HostFetchRequest = {
+        url,
+        method,
+        headers: request.headers,
+        ...(hasBody && body !== undefined ? { body } : {}),
+      };
+      const sent = options.prepareHop ? options.prepareHop(written, request.url) : written;
       let res: Response;
       try {
         res = await fetch(url, {
           method,
-          headers: request.headers,
-          body: method === "GET" || method === "HEAD" ? undefined : body,
+          headers: sent.headers,
+          body: hasBody ? sent.body : undefined,
           redirect: "manual",
           signal: combined,
         });

@@ -12,6 +12,7 @@
  *   exportName,    // the binding's function name
  *   args,          // unknown[]: positional arguments, JSON values, in parameter order
  *   env,           // Record<string,string>: becomes the frozen global `env` inside the toolset
+ *   secrets,       // optional Record<name,value>: filled in at egress only (`{{secret:NAME}}`, hmac)
  *   allowedHosts,  // string[]: `api.example.com`, `api.example.com:8443`, `*.example.com`, `*`
  *   timeoutMs,     // the toolset's own deadline (must be <= the deadline ceiling, 10 min)
  *   fetch,         // optional (req, signal) => Promise<HostFetchResponse>; default: platform fetch
@@ -21,7 +22,8 @@
  * });
  * // r: { ok: true, value, logs, durationMs } | { ok: false, error: { kind, message }, logs, durationMs }
  * ```
- * Inside the toolset, `fetch(url, { method, headers, body })` resolves to
+ * Inside the toolset, `hmac(secretName, data, { algorithm?, encoding? })` resolves to the signature,
+ * and `fetch(url, { method, headers, body })` resolves to
  * `{ status, statusText, ok, url, headers: { get, has, entries, forEach }, text(), json() }`.
  * The pool checks every URL against `allowedHosts` BEFORE the callback is called; a given
  * `fetch` callback must itself re-check redirect targets (the default one does).
@@ -35,7 +37,8 @@ import { dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { BindingResult, BindingRuntime, RunBindingRequest } from "./binding-runtime";
-import { createAllowlistFetch, type HostFetchRequest, isHostAllowed } from "./host-fetch";
+import { createEgressFetch, type HmacRequest, hmacWithSecret, redactSecrets } from "./egress";
+import { type HostFetchRequest, isHostAllowed } from "./host-fetch";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import {
   type FromWorker,
@@ -498,13 +501,16 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
   async function runBinding(request: RunBindingRequest): Promise<BindingResult> {
     const limits = resolveLimits({ ...request.limits, deadlineMs: request.timeoutMs }, baseLimits);
-    const hostFetch =
-      request.fetch ??
-      createAllowlistFetch({
-        allowedHosts: request.allowedHosts,
-        timeoutMs: limits.deadlineMs,
-        maxBodyBytes: 4 << 20,
-      });
+    // Egress (egress.ts) fills `{{secret:NAME}}` placeholders for declared hosts and masks values.
+    const hostFetch = createEgressFetch({
+      allowedHosts: request.allowedHosts,
+      secrets: request.secrets,
+      redact: request.redact,
+      timeoutMs: limits.deadlineMs,
+      maxBodyBytes: 4 << 20,
+      fetch: request.fetch,
+    });
+    const masked = [...Object.values(request.secrets ?? {}), ...(request.redact ?? [])];
     const job: Job = {
       kind: "binding",
       code: request.code,
@@ -514,6 +520,13 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       envJson: JSON.stringify(request.env),
     };
     const onCall = async (name: string, json: string, control: HostCallControl): Promise<HostCallReply> => {
+      if (name === "hmac") {
+        try {
+          return { ok: true, value: hmacWithSecret(JSON.parse(json) as HmacRequest, request.secrets ?? {}) };
+        } catch (error) {
+          return { ok: false, error: { error: "bad_input", message: (error as Error).message } };
+        }
+      }
       if (name !== "fetch")
         return { ok: false, error: { error: "bad_input", message: `unknown host call ${name}` } };
       let req: HostFetchRequest;
@@ -538,7 +551,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       }
     };
     const outcome = await submit(job, onCall, request.signal);
-    const redact = (text: string) => redactSecrets(text, request.redact);
+    const redact = (text: string) => redactSecrets(text, masked);
     const logs = outcome.logs.map((l) => ({ level: l.level, text: redact(l.text) }));
     if (!outcome.ok) {
       const error = outcome.error ?? { kind: "internal" as const, message: "unknown failure" };
@@ -598,13 +611,4 @@ function hostOf(url: string): string {
   } catch {
     return JSON.stringify(url.slice(0, 100));
   }
-}
-
-function redactSecrets(text: string, secrets: readonly string[] | undefined): string {
-  if (!secrets) return text;
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.split(secret).join("***");
-  }
-  return out;
 }

@@ -6,8 +6,22 @@
 export const TOOLSET_GLOBALS_FILE = "toolstore-globals.d.ts";
 
 export const TOOLSET_GLOBALS_DTS = `
-/** This toolset's environment variables and secrets, as set in the console. Missing ones are undefined. */
+/**
+ * This toolset's environment, as set in the console. Missing ones are undefined. A plain variable
+ * holds its value; a secret holds only its placeholder "{{secret:NAME}}", which the host replaces
+ * with the value in fetch headers and bodies sent to this toolset's declared hosts.
+ */
 declare const env: Readonly<Record<string, string | undefined>>;
+
+interface ToolsetHmacOptions {
+  /** Default "sha256". */
+  algorithm?: "sha1" | "sha256" | "sha384" | "sha512";
+  /** Default "hex". */
+  encoding?: "hex" | "base64" | "base64url";
+}
+
+/** HMAC of data keyed by a secret of this toolset, computed by the host: only the signature comes back. */
+declare function hmac(secret: string, data: string, options?: ToolsetHmacOptions): Promise<string>;
 
 interface ToolsetFetchInit {
   /** GET when left out. */

@@ -9,6 +9,7 @@ import { AppError } from "../../core/errors";
 import type { DecisionSink, EventPublisher, RuleSource } from "../../core/gate/ports";
 import { CONDITION_OPS, type PolicyRule, RULE_EFFECTS, type RuleCondition } from "../../core/gate/rules";
 import type { Db } from "../../db";
+import { auditLogFor } from "../audit-log";
 import type { WriteBatcher } from "./write-batcher";
 
 export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
@@ -81,8 +82,24 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
 }
 
 export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionSink {
+  const audit = auditLogFor(db, { batch });
   return {
     async record(d) {
+      const entry = audit.append({
+        actor: { type: "system", id: d.sessionId, name: "gate" },
+        action: `gate.${d.decision}`,
+        target: d.capability,
+        at: new Date(d.at),
+        detail: {
+          runId: d.runId,
+          sessionId: d.sessionId,
+          category: d.category,
+          reason: d.reason,
+          ruleId: d.ruleId,
+          approvalId: d.approvalId,
+          argsHash: d.argsHash,
+        },
+      });
       await batch.write(() =>
         db.gateDecisionRecord.create({
           data: {
@@ -101,6 +118,7 @@ export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionS
           select: { id: true },
         }),
       );
+      await entry;
     },
   };
 }

@@ -4,15 +4,18 @@
  * allow rules bind to it), `doc` = the full doc.md (store.info returns it).
  *
  * Every call runs the binding in the sandbox pool with the toolset's CURRENT settings read at call
- * time (timeout, allowed hosts, environment), secrets injected at the boundary and redacted from
+ * time (timeout, allowed hosts, environment). Code sees a secret only as `{{secret:NAME}}`; the
+ * runtime's egress puts the value in (core/sandbox/egress.ts), and values are still redacted from
  * the result, errors and logs. Nothing of a toolset runs in the server process.
  */
 import type { CategoryLookup, ModuleSource } from "../../core/capabilities/ports";
 import type { CapabilityExport, CapabilityModule, JsonObject } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
 import type { BindingRuntime, BindingRuntimes, ToolsetLanguage } from "../../core/sandbox/binding-runtime";
+import { toolsetEnvironment } from "../../core/sandbox/egress";
 import { bindingInvocation, capabilityName, type ToolsetBinding } from "../../core/toolsets";
 import type { Db } from "../../db";
+import { openEnvValue } from "../stored-secrets";
 import { parseBindings, parseHosts } from "./rows";
 
 export interface ToolsetModulesOptions {
@@ -38,8 +41,10 @@ export interface CachedVersion {
 export interface ToolsetRuntime {
   timeoutMs: number;
   allowedHosts: string[];
+  /** Plain variables by value, secrets as `{{secret:NAME}}` (toolset code never holds a value). */
   env: Record<string, string>;
-  secretValues: string[];
+  /** Secret values by name, for the runtime's egress only. */
+  secrets: Record<string, string>;
 }
 
 export async function loadToolsetRuntime(db: Db, toolsetId: string): Promise<ToolsetRuntime> {
@@ -52,14 +57,14 @@ export async function loadToolsetRuntime(db: Db, toolsetId: string): Promise<Too
     },
   });
   if (!row) throw new AppError("NOT_FOUND", "the toolset was deleted");
-  const env: Record<string, string> = {};
-  for (const v of row.envVars) env[v.name] = v.value;
-  return {
-    timeoutMs: row.timeoutMs,
-    allowedHosts: parseHosts(row.allowedHosts),
-    env,
-    secretValues: row.envVars.filter((v) => v.secret).map((v) => v.value),
-  };
+  const variables = await Promise.all(
+    row.envVars.map(async (v) => ({
+      ...v,
+      value: await openEnvValue(db, { toolsetId, name: v.name, value: v.value, secret: v.secret }),
+    })),
+  );
+  const { env, secrets } = toolsetEnvironment(variables);
+  return { timeoutMs: row.timeoutMs, allowedHosts: parseHosts(row.allowedHosts), env, secrets };
 }
 
 export interface ToolsetModuleInput {
@@ -120,9 +125,10 @@ function bindingImpl(
       exportName: call.exportName,
       args: call.args,
       env: runtime.env,
+      secrets: runtime.secrets,
       allowedHosts: runtime.allowedHosts,
       timeoutMs: runtime.timeoutMs,
-      redact: runtime.secretValues,
+      redact: Object.values(runtime.secrets),
       signal: run.signal,
     });
     if (result.ok) return result.value;

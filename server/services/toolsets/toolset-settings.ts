@@ -6,6 +6,7 @@
 import { AppError } from "../../core/errors";
 import { isValidEnvName, isValidHostPattern, TIMEOUT_MAX_MS, TIMEOUT_MIN_MS } from "../../core/toolsets";
 import type { Db } from "../../db";
+import { storedEnvValue } from "../stored-secrets";
 import { declarationsOf, parseHosts } from "./rows";
 import { type EnvVarView, envViews } from "./toolset-queries";
 
@@ -74,10 +75,12 @@ export async function setToolsetEnvVar(db: Db, input: SetEnvInput): Promise<EnvV
       `a secret must be at least ${MIN_SECRET_LENGTH} characters; shorter values cannot be masked reliably`,
     );
   }
+  // A secret is stored sealed (services/stored-secrets.ts); the view below never shows it.
+  const value = await storedEnvValue(db, { toolsetId: row.id, name: input.name, value: input.value, secret });
   const saved = await db.toolsetEnvVar.upsert({
     where: { toolsetId_name: { toolsetId: row.id, name: input.name } },
-    create: { toolsetId: row.id, name: input.name, value: input.value, secret },
-    update: { value: input.value, secret },
+    create: { toolsetId: row.id, name: input.name, value, secret },
+    update: { value, secret },
     select: { name: true, value: true, secret: true, updatedAt: true },
   });
   return envViews(declarations, [saved]).find((v) => v.name === input.name) as EnvVarView;

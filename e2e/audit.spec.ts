@@ -1,0 +1,73 @@
+import fs from "node:fs";
+import http from "node:http";
+import { expect, test } from "@playwright/test";
+import { E2E_PORT } from "../playwright.config";
+import { adminContext, screenshot } from "./helpers";
+
+/** A raw request with a chosen Host header (a browser cannot forge one). */
+function rawGet(path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: E2E_PORT, path, method: "GET", headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("[HOSTS]: the console refuses a foreign Host (DNS rebinding) on pages and APIs, and serves its own", async () => {
+  expect(await rawGet("/signin", { host: `evil.example:${E2E_PORT}` })).toBe(403);
+  expect(await rawGet("/api/trpc/auth.me", { host: `evil.example:${E2E_PORT}` })).toBe(403);
+  expect(
+    await rawGet("/api/mcp", { host: `evil.example:${E2E_PORT}`, origin: `http://evil.example:${E2E_PORT}` }),
+  ).toBe(403);
+  expect(await rawGet("/signin", { host: `127.0.0.1:${E2E_PORT}`, "x-forwarded-host": "evil.example" })).toBe(
+    200,
+  );
+  expect(await rawGet("/signin", { host: `localhost:${E2E_PORT}` })).toBe(200);
+});
+
+test("[AUDIT]: revoking a key shows on the Audit page with who, before and after; export gives JSON lines", async ({
+  browser,
+}) => {
+  const { context, page } = await adminContext(browser);
+  await page.goto("/keys");
+  await page.getByLabel(/^Name/).fill("audited-key");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByTestId("fresh-key")).toBeVisible();
+  await page.getByRole("button", { name: "I have copied it — hide the key" }).click();
+  await page.getByRole("button", { name: "Revoke audited-key" }).click();
+  await page.getByRole("button", { name: "Revoke now" }).click();
+  await expect(page.getByTestId("key-audited-key")).toContainText("revoked");
+
+  await page.getByRole("link", { name: "Audit" }).click();
+  await expect(page.getByRole("heading", { name: "Audit" })).toBeVisible();
+  const row = page.getByRole("row").filter({ hasText: "apiKeys.revoke" }).first();
+  await expect(row).toContainText("alice");
+  await row.getByText("before / after").click();
+  await expect(row).toContainText("Before");
+  await expect(row).toContainText("revokedAt");
+  await expect(page.getByRole("row").filter({ hasText: "apiKeys.create" }).first()).toBeVisible();
+
+  await page.getByLabel("Action").fill("apiKeys.revoke");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page.getByRole("row").filter({ hasText: "apiKeys.create" })).toHaveCount(0);
+  await expect(page.getByRole("row").filter({ hasText: "apiKeys.revoke" })).toHaveCount(1);
+  await screenshot(page, "audit-desktop");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, "audit-390");
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  const downloading = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Export JSON lines" }).click();
+  const download = await downloading;
+  const lines = fs
+    .readFileSync((await download.path()) as string, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { action: string; actorName: string; hash: string; prevHash: string });
+  expect(lines.map((l) => l.action)).toEqual(["apiKeys.revoke"]);
+  expect(lines[0]).toMatchObject({ actorName: "alice", hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  await context.close();
+});

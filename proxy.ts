@@ -1,0 +1,18 @@
+/**
+ * Next.js proxy (the file Next 16 runs before every route, on the Node.js runtime): every page,
+ * asset and API route is answered only for a Host that names this server and a present Origin of
+ * this site (server/http/request-guard.ts). Everything else gets 403, before any route code runs.
+ */
+import { type NextRequest, NextResponse } from "next/server";
+import { getRequestGuard } from "./server/http/request-guard";
+
+export function proxy(req: NextRequest) {
+  const verdict = getRequestGuard().check(req);
+  if (!verdict.ok) {
+    return new NextResponse(`Forbidden: ${verdict.reason}.\n`, {
+      status: 403,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
+  }
+  return NextResponse.next();
+}

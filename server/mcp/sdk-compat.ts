@@ -1,0 +1,75 @@
+/**
+ * The MCP SDK's private fields ToolStore sets, in one place. Sessions live in the database, so a
+ * request on any instance builds a fresh server and transport and must mark them as belonging to
+ * a session initialized earlier; the SDK has no public API for that (1.32.x). `checkSdkCompat`
+ * runs when the MCP handler is created and fails the start with a clear message if the installed
+ * SDK is not a tested version or the fields are gone, instead of failing on the first request.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
+import { AppError } from "../core/errors";
+
+/** SDK versions whose private fields were checked (major.minor). */
+export const TESTED_SDK_VERSIONS = ["1.32"];
+
+/** A transport for a session initialized earlier (maybe on another instance). */
+export function resumeTransportSession(
+  transport: WebStandardStreamableHTTPServerTransport,
+  sessionId: string,
+) {
+  Object.assign(transport as unknown as Record<string, unknown>, { sessionId, _initialized: true });
+}
+
+/** The SDK learns these from initialize, which happened on some earlier request. */
+export function restoreClientInfo(
+  server: McpServer | Server,
+  capabilities: ClientCapabilities,
+  clientVersion: Implementation,
+) {
+  const inner = server instanceof Server ? server : server.server;
+  Object.assign(inner as unknown as Record<string, unknown>, {
+    _clientCapabilities: capabilities,
+    _clientVersion: clientVersion,
+  });
+}
+
+/** The installed SDK's version, read from its package.json when it can be found. */
+export function installedSdkVersion(root = process.cwd()): string | null {
+  try {
+    const file = path.join(root, "node_modules", "@modelcontextprotocol", "sdk", "package.json");
+    return (JSON.parse(fs.readFileSync(file, "utf8")) as { version?: string }).version ?? null;
+  } catch {
+    return null;
+  }
+}
+
+let checked = false;
+
+export function checkSdkCompat(version: string | null = installedSdkVersion()): void {
+  if (checked && version === installedSdkVersion()) return;
+  if (version && !TESTED_SDK_VERSIONS.some((v) => version === v || version.startsWith(`${v}.`))) {
+    throw new AppError(
+      "CONFIG_INVALID",
+      `@modelcontextprotocol/sdk ${version} is not a version ToolStore's MCP session handling was tested with (${TESTED_SDK_VERSIONS.join(", ")}.x); install the pinned version with npm ci`,
+    );
+  }
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => "probe" });
+  const fields = transport as unknown as Record<string, unknown>;
+  const server = new Server({ name: "probe", version: "0" }, { capabilities: {} });
+  restoreClientInfo(server, { elicitation: {} }, { name: "probe-client", version: "1" });
+  const ok =
+    typeof fields._initialized === "boolean" &&
+    server.getClientCapabilities()?.elicitation !== undefined &&
+    server.getClientVersion()?.name === "probe-client";
+  if (!ok) {
+    throw new AppError(
+      "CONFIG_INVALID",
+      "the installed @modelcontextprotocol/sdk no longer has the private session fields server/mcp/sdk-compat.ts sets; install the pinned version with npm ci",
+    );
+  }
+  checked = true;
+}
