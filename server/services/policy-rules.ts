@@ -132,7 +132,7 @@ function toPolicyRule(row: RuleRow): PolicyRule {
   };
 }
 
-function parseInput(input: RuleInput) {
+function ruleColumns(input: RuleInput) {
   const parsed = ruleInputSchema.safeParse(input);
   if (!parsed.success) {
     throw new AppError(
@@ -142,7 +142,15 @@ function parseInput(input: RuleInput) {
   }
   const data = parsed.data;
   validateRule({ id: "new", ...data, conditions: data.conditions as RuleCondition[] });
-  return data;
+  // The columns a create and an update write alike.
+  return {
+    effect: data.effect,
+    pattern: data.pattern,
+    conditions: JSON.stringify(data.conditions),
+    description: data.description,
+    enabled: data.enabled,
+    versionHash: data.versionHash || null,
+  };
 }
 
 async function userNames(db: Db, ids: (string | null)[]): Promise<Map<string, string>> {
@@ -167,34 +175,19 @@ export async function listPolicyRules(db: Db): Promise<RuleRow[]> {
 }
 
 export async function createPolicyRule(db: Db, userId: string, input: RuleInput): Promise<RuleRow> {
-  const data = parseInput(input);
+  const data = ruleColumns(input);
   const row = await db.policyRule.create({
-    data: {
-      effect: data.effect,
-      pattern: data.pattern,
-      conditions: JSON.stringify(data.conditions),
-      description: data.description,
-      enabled: data.enabled,
-      versionHash: data.versionHash || null,
-      createdById: userId,
-    },
+    data: { ...data, createdById: userId },
     select: RULE_SELECT,
   });
   return toRuleRow(row, await userNames(db, [row.createdById]));
 }
 
 export async function updatePolicyRule(db: Db, id: string, input: RuleInput): Promise<RuleRow> {
-  const data = parseInput(input);
+  const data = ruleColumns(input);
   const { count } = await db.policyRule.updateMany({
     where: { id },
-    data: {
-      effect: data.effect,
-      pattern: data.pattern,
-      conditions: JSON.stringify(data.conditions),
-      description: data.description,
-      enabled: data.enabled,
-      versionHash: data.versionHash || null,
-    },
+    data,
   });
   if (count === 0) throw new AppError("NOT_FOUND", "No such rule; it may have been deleted.");
   const row = await db.policyRule.findUniqueOrThrow({ where: { id }, select: RULE_SELECT });
