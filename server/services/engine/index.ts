@@ -2,8 +2,10 @@
  * Composition root of the engine for the server: Prisma-backed ports, the sandbox pool, the
  * modules and module sources, and the database's effective categories, composed by createEngine
  * (server/core/actions/engine.ts). One engine per process, kept on globalThis like the Prisma
- * client. On first use it recovers runs and approvals left by a previous process, records the
- * fixed modules' capabilities, then keeps a heartbeat and sweeps expired approvals.
+ * client. On first use it retires the heartbeat rows of earlier boots on its address, recovers
+ * runs and approvals left by processes that are gone, records the fixed modules' capabilities,
+ * then keeps a heartbeat and sweeps. On PostgreSQL the instance channel (LISTEN/NOTIFY) wakes
+ * approval waiters, cancels and event tails on every instance at once; polling stays the fallback.
  *
  * The seams for a new kind of capability: a fixed module is a ModuleFactory in `modules`; a set
  * that changes at run time (rows in the database, external servers) is a ModuleSource in
@@ -18,12 +20,22 @@ import type { CatalogSource, ModuleFactory, ModuleSource } from "../../core/capa
 import { systemClock } from "../../core/gate/ports";
 import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
-import { type Db, getDb } from "../../db";
+import { type Db, dbTarget, getDb } from "../../db";
 import { loadEnv } from "../../env";
 import { recordRegistryCapabilities } from "../registry-capabilities";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
-import { HEARTBEAT_MS, heartbeat, isInstanceAlive, newInstanceId, pruneInstances } from "./instances";
+import { type InstanceChannel, processChannel } from "./instance-channel";
+import {
+  DEFAULT_HEARTBEAT_MS,
+  heartbeat,
+  instanceAddress,
+  instanceTimeoutMs,
+  isInstanceAlive,
+  newInstanceId,
+  pruneInstances,
+  retirePredecessors,
+} from "./instances";
 import {
   createOutboxPublisher,
   createPrismaAssetStore,
@@ -45,17 +57,56 @@ export interface ServerEngine extends Engine {
  * Ports over the database; audit writes of the same tick share one batch transaction. Events go
  * straight into the Event outbox table, which every EventBus tails.
  */
-export function createPrismaPorts(db: Db): EnginePorts {
+export function createPrismaPorts(db: Db, channel?: InstanceChannel): EnginePorts {
   const batch = createWriteBatcher(db);
+  const approvals = createPrismaApprovalStore(db);
+  const runs = createPrismaRunStore(db, batch);
+  const events = createOutboxPublisher(db, batch);
   return {
     rules: createPrismaRuleSource(db),
     grants: createPrismaGrantStore(db),
-    approvals: createPrismaApprovalStore(db),
+    approvals: channel ? announceApprovals(approvals, channel) : approvals,
     decisions: createPrismaDecisionSink(db, batch),
-    events: createOutboxPublisher(db, batch),
-    runs: createPrismaRunStore(db, batch),
+    events: channel
+      ? {
+          async publish(event) {
+            await events.publish(event);
+            channel.notify("event");
+          },
+        }
+      : events,
+    runs: channel
+      ? {
+          ...runs,
+          async requestCancel(id, at) {
+            const requested = await runs.requestCancel(id, at);
+            if (requested) channel.notify("cancel", id);
+            return requested;
+          },
+        }
+      : runs,
     assets: createPrismaAssetStore(db),
     clock: systemClock,
+  };
+}
+
+/** Every committed change of an approval's state is announced, so its waiter wakes at once. */
+function announceApprovals(
+  store: EnginePorts["approvals"],
+  channel: InstanceChannel,
+): EnginePorts["approvals"] {
+  const announced =
+    <A extends unknown[]>(change: (id: string, ...rest: A) => Promise<boolean>) =>
+    async (id: string, ...rest: A) => {
+      const won = await change(id, ...rest);
+      if (won) channel.notify("approval", id);
+      return won;
+    };
+  return {
+    ...store,
+    decide: announced(store.decide),
+    expire: announced(store.expire),
+    abandon: announced(store.abandon),
   };
 }
 
@@ -71,12 +122,23 @@ export interface ServerEngineOptions {
   extraModules?: ModuleFactory[];
   /** More module sources, beside the toolsets. */
   extraSources?: ModuleSource[];
+  /** host:port this process serves on (instanceAddress): a restart there retires its predecessors. */
+  address?: string;
+  /** Heartbeat period; an instance silent for two and a half of them is dead. */
+  heartbeatMs?: number;
+  /** The push channel between instances (LISTEN/NOTIFY on PostgreSQL); none: polling only. */
+  channel?: InstanceChannel;
+  cancelPollMs?: number;
+  approvalPollMs?: number;
 }
 
 /** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
 export async function startServerEngine(options: ServerEngineOptions): Promise<ServerEngine> {
-  const { db } = options;
+  const { db, channel } = options;
   const instanceId = options.instanceId ?? newInstanceId();
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const timeoutMs = instanceTimeoutMs(heartbeatMs);
+  const alive = (id: string) => isInstanceAlive(db, id, timeoutMs);
   const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
   const runtimes: BindingRuntimes = { typescript: pool };
   const modules: ModuleFactory[] = [
@@ -89,8 +151,9 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   ];
   const catalogSources: CatalogSource[] = [];
   const engine = createEngine({
-    ports: options.ports ?? createPrismaPorts(db),
+    ports: options.ports ?? createPrismaPorts(db, channel),
     instanceId,
+    isInstanceAlive: alive,
     pool,
     modules,
     sources,
@@ -98,10 +161,19 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     categories: createCapabilityCategoryLookup(db),
     ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
     ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
+    ...(options.approvalPollMs ? { approvalPollMs: options.approvalPollMs } : {}),
+    ...(options.cancelPollMs ? { cancelPollMs: options.cancelPollMs } : {}),
   });
+  const unsubscribe = channel
+    ? [
+        channel.on("approval", (id) => engine.approvals.wake(id)),
+        channel.on("cancel", () => void engine.checkCancels()),
+      ]
+    : [];
 
-  await heartbeat(db, instanceId);
-  const alive = (id: string) => isInstanceAlive(db, id);
+  const address = options.address ?? null;
+  await heartbeat(db, instanceId, { address });
+  if (address) await retirePredecessors(db, instanceId, address);
   await engine.recover(alive, { startup: true });
   // Built-in capabilities have rows from the start, so every page counts and lists the same set.
   await recordRegistryCapabilities(db, await engine.registry.modules());
@@ -113,7 +185,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     // A failed sweep is retried on the next tick; the run paths never depend on it.
     void (async () => {
       try {
-        await heartbeat(db, instanceId);
+        await heartbeat(db, instanceId, { address });
         await engine.approvals.expireDue();
         await engine.recover(alive, { startup: false });
         await pruneInstances(db);
@@ -123,7 +195,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
         busy = false;
       }
     })();
-  }, HEARTBEAT_MS);
+  }, heartbeatMs);
   timer.unref();
 
   return {
@@ -131,6 +203,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     instanceId,
     async shutdown() {
       clearInterval(timer);
+      for (const off of unsubscribe) off();
       await engine.close();
       await Promise.allSettled(Object.values(runtimes).map((r) => (r === pool ? undefined : r?.close())));
       await pool.close();
@@ -150,6 +223,9 @@ export function getEngine(): Promise<ServerEngine> {
       httpAllowedHosts: env.TOOLSTORE_HTTP_ALLOWED_HOSTS,
       actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
       approvalTtlMs: Math.round(env.TOOLSTORE_APPROVAL_TTL_MINUTES * 60_000),
+      address: instanceAddress(env.HOST, env.PORT),
+      heartbeatMs: env.TOOLSTORE_HEARTBEAT_MS,
+      channel: processChannel(dbTarget()),
     });
     holder.__toolstoreEngine = started;
     started.catch(() => {

@@ -1,24 +1,61 @@
 /**
- * Which server processes are alive: each instance writes a heartbeat row (Setting
- * `instance:<id>`) every few seconds. Recovery treats an instance without a fresh heartbeat as
- * gone, so the runs it left "running" and their approvals are closed, never executed later.
+ * Which server processes are alive. Each process (one boot) has its own instance id and writes a
+ * heartbeat row (Setting `instance:<id>`, JSON `{ at, address }`) every `heartbeatMs`. An
+ * instance that missed two heartbeats is dead, and recovery on any other instance closes the runs
+ * it left running. A process that restarts on the same address (host:port) is the same instance
+ * come back: at start it retires its predecessors' rows, so their runs are finalized at once
+ * instead of after the timeout.
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Db } from "../../db";
 
-export const HEARTBEAT_MS = 10_000;
-/** An instance whose heartbeat is older than this is considered gone. */
-export const INSTANCE_TIMEOUT_MS = 35_000;
+export const DEFAULT_HEARTBEAT_MS = 2_000;
 
-const key = (instanceId: string) => `instance:${instanceId}`;
+/** Two missed heartbeats, and half a beat of slack for a slow write. */
+export function instanceTimeoutMs(heartbeatMs: number): number {
+  return Math.round(heartbeatMs * 2.5);
+}
+
+const PREFIX = "instance:";
+const key = (instanceId: string) => `${PREFIX}${instanceId}`;
 
 export function newInstanceId(): string {
   return `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
 }
 
-export async function heartbeat(db: Db, instanceId: string, now = Date.now()): Promise<void> {
-  const value = new Date(now).toISOString();
+/** Where a process serves: restarts of one deployment slot share it. */
+export function instanceAddress(host: string, port: number): string {
+  return `${hostname()}|${host}:${port}`;
+}
+
+interface Beat {
+  at: number;
+  address: string | null;
+}
+
+function parseBeat(value: string): Beat {
+  if (value.startsWith("{")) {
+    try {
+      const v = JSON.parse(value) as { at?: unknown; address?: unknown };
+      return {
+        at: typeof v.at === "number" ? v.at : Number.NaN,
+        address: typeof v.address === "string" ? v.address : null,
+      };
+    } catch {
+      return { at: Number.NaN, address: null };
+    }
+  }
+  // Rows written before addresses were recorded hold an ISO date.
+  return { at: Date.parse(value), address: null };
+}
+
+export async function heartbeat(
+  db: Db,
+  instanceId: string,
+  options: { address?: string | null; now?: number } = {},
+): Promise<void> {
+  const value = JSON.stringify({ at: options.now ?? Date.now(), address: options.address ?? null });
   await db.setting.upsert({
     where: { key: key(instanceId) },
     create: { key: key(instanceId), value },
@@ -27,19 +64,38 @@ export async function heartbeat(db: Db, instanceId: string, now = Date.now()): P
   });
 }
 
-export async function isInstanceAlive(db: Db, instanceId: string, now = Date.now()): Promise<boolean> {
+export async function isInstanceAlive(
+  db: Db,
+  instanceId: string,
+  timeoutMs: number,
+  now = Date.now(),
+): Promise<boolean> {
   const row = await db.setting.findUnique({ where: { key: key(instanceId) }, select: { value: true } });
   if (!row) return false;
-  const at = Date.parse(row.value);
-  return Number.isFinite(at) && now - at < INSTANCE_TIMEOUT_MS;
+  const { at } = parseBeat(row.value);
+  return Number.isFinite(at) && now - at < timeoutMs;
+}
+
+/**
+ * A new boot on `address` retires the rows of earlier boots there: they are dead by definition
+ * (the address can serve one process at a time). Returns the retired instance ids.
+ */
+export async function retirePredecessors(db: Db, instanceId: string, address: string): Promise<string[]> {
+  const rows = await db.setting.findMany({
+    where: { key: { startsWith: PREFIX } },
+    select: { key: true, value: true },
+  });
+  const retired = rows.filter((r) => r.key !== key(instanceId) && parseBeat(r.value).address === address);
+  if (retired.length > 0) await db.setting.deleteMany({ where: { key: { in: retired.map((r) => r.key) } } });
+  return retired.map((r) => r.key.slice(PREFIX.length));
 }
 
 /** Removes heartbeat rows of instances gone for a day (they accumulate across restarts). */
 export async function pruneInstances(db: Db, now = Date.now()): Promise<void> {
   const rows = await db.setting.findMany({
-    where: { key: { startsWith: "instance:" } },
+    where: { key: { startsWith: PREFIX } },
     select: { key: true, value: true },
   });
-  const stale = rows.filter((r) => now - Date.parse(r.value) > 24 * 60 * 60_000).map((r) => r.key);
+  const stale = rows.filter((r) => now - parseBeat(r.value).at > 24 * 60 * 60_000).map((r) => r.key);
   if (stale.length > 0) await db.setting.deleteMany({ where: { key: { in: stale } } });
 }
