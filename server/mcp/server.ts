@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { ApiKeyIdentity } from "../services/api-keys";
 import type { ApprovalAnswer, McpBackend, PendingApprovalInfo } from "./backend";
+import { RUN_META_KEY, RUN_RESOURCE_PREFIX, registerRunResource } from "./run-resource";
 
 export const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
 export const ELICIT_META_KEY = "toolstore/approvalId";
@@ -62,6 +63,7 @@ export async function createMcpServer(options: {
       const timers = new Map<string, NodeJS.Timeout>();
       const elicitations = new Map<string, AbortController>();
       let progress = 0;
+      let runId: string | undefined;
 
       const announce = (info: PendingApprovalInfo) => {
         if (progressToken === undefined) return;
@@ -85,7 +87,23 @@ export async function createMcpServer(options: {
           sessionId,
           code,
           title,
+          requestId: String(extra.requestId),
           signal: extra.signal,
+          onRunStarted(id) {
+            runId = id;
+            if (progressToken === undefined) return;
+            progress += 1;
+            void extra
+              .sendNotification({
+                method: "notifications/progress",
+                params: {
+                  progressToken,
+                  progress,
+                  message: `Run ${id} started; its state: ${RUN_RESOURCE_PREFIX}${id}`,
+                },
+              })
+              .catch(() => {});
+          },
           onApprovalPending(info) {
             announce(info);
             timers.set(
@@ -145,6 +163,7 @@ export async function createMcpServer(options: {
         content: [{ type: "text", text: JSON.stringify(envelope, null, 2) }],
         structuredContent: envelope as unknown as Record<string, unknown>,
         isError: !envelope.ok,
+        ...(runId ? { _meta: { [RUN_META_KEY]: runId } } : {}),
       };
     },
   );
@@ -184,5 +203,6 @@ export async function createMcpServer(options: {
     }),
   );
 
+  registerRunResource(server, identity, backend);
   return server;
 }

@@ -6,6 +6,7 @@
  * cannot be told apart from one its agent forged.
  */
 import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
+import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { RegisteredModule } from "../core/capabilities/registry";
 import type { Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
@@ -77,15 +78,28 @@ export function createMcpBackend(deps: {
       return value;
     },
 
-    async execute({ identity, sessionId, code, title, signal, onApprovalPending, onApprovalSettled }) {
+    async execute({
+      identity,
+      sessionId,
+      code,
+      title,
+      requestId,
+      signal,
+      onApprovalPending,
+      onApprovalSettled,
+      onRunStarted,
+    }) {
       const engine = await deps.engine();
       const { envelope } = await engine.run({
         code,
         session: mcpSession(identity, sessionId),
         ...(title ? { title } : {}),
+        ...(requestId ? { mcpRequestId: requestId } : {}),
         signal,
         onEvent(event) {
-          if (event.type === "approval.requested") {
+          if (event.type === "run.started") {
+            onRunStarted?.(event.runId);
+          } else if (event.type === "approval.requested") {
             const args = JSON.stringify(event.approval.args);
             onApprovalPending({
               id: event.approval.id,
@@ -135,6 +149,55 @@ export function createMcpBackend(deps: {
           apiKeyId: null,
           label: `key "${identity.name}" (declined in the MCP client)`,
         },
+      });
+    },
+
+    async cancelRequest(identity, mcpSessionId, requestId) {
+      const run = await deps.db.actionRun.findFirst({
+        where: {
+          sessionId: mcpSession(identity, mcpSessionId).id,
+          apiKeyId: identity.id,
+          mcpRequestId: requestId,
+          status: "running",
+        },
+        select: { id: true },
+      });
+      if (!run) return false;
+      const engine = await deps.engine();
+      return engine.cancel(run.id, "the MCP client cancelled the request before it was approved");
+    },
+
+    async runState(identity, runId) {
+      const run = await deps.db.actionRun.findUnique({
+        where: { id: runId },
+        select: {
+          id: true,
+          apiKeyId: true,
+          status: true,
+          title: true,
+          startedAt: true,
+          finishedAt: true,
+          envelope: true,
+        },
+      });
+      // Someone else's run and no run at all get the same answer.
+      if (!run || run.apiKeyId !== identity.id) return null;
+      return {
+        id: run.id,
+        status: run.status,
+        title: run.title,
+        startedAt: run.startedAt.toISOString(),
+        finishedAt: run.finishedAt?.toISOString() ?? null,
+        envelope: run.envelope ? (JSON.parse(run.envelope) as ObservationEnvelope) : null,
+      };
+    },
+
+    async recentRuns(identity, limit) {
+      return deps.db.actionRun.findMany({
+        where: { apiKeyId: identity.id },
+        orderBy: { startedAt: "desc" },
+        take: limit,
+        select: { id: true, title: true, status: true },
       });
     },
 
