@@ -178,6 +178,21 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   // Built-in capabilities have rows from the start, so every page counts and lists the same set.
   await recordRegistryCapabilities(db, await engine.registry.modules());
 
+  // The heartbeat has its own timer: a slow sweep must never make a live instance look dead.
+  let beating = false;
+  const beat = setInterval(() => {
+    if (beating) return;
+    beating = true;
+    heartbeat(db, instanceId, { address })
+      .catch((error: unknown) => {
+        console.error(`engine: heartbeat failed: ${error instanceof Error ? error.message : error}`);
+      })
+      .finally(() => {
+        beating = false;
+      });
+  }, heartbeatMs);
+  beat.unref();
+
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
@@ -185,7 +200,6 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     // A failed sweep is retried on the next tick; the run paths never depend on it.
     void (async () => {
       try {
-        await heartbeat(db, instanceId, { address });
         await engine.approvals.expireDue();
         await engine.recover(alive, { startup: false });
         await pruneInstances(db);
@@ -203,6 +217,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     instanceId,
     async shutdown() {
       clearInterval(timer);
+      clearInterval(beat);
       for (const off of unsubscribe) off();
       await engine.close();
       await Promise.allSettled(Object.values(runtimes).map((r) => (r === pool ? undefined : r?.close())));
