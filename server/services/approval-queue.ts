@@ -24,6 +24,7 @@ const approvalSelect = {
   decidedAt: true,
   expiresAt: true,
   createdAt: true,
+  endReason: true,
   decidedBy: { select: { displayName: true } },
   run: { select: { title: true, surface: true } },
 } as const;
@@ -43,6 +44,7 @@ type ApprovalRow = {
   decidedAt: Date | null;
   expiresAt: Date;
   createdAt: Date;
+  endReason: string | null;
   decidedBy: { displayName: string } | null;
   run: { title: string; surface: string } | null;
 };
@@ -69,6 +71,8 @@ function toView(row: ApprovalRow, keyNames: Map<string, string>) {
     decidedAt: row.decidedAt?.toISOString() ?? null,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
+    /** Why an expired or abandoned request ended (the run died, was cancelled), when known. */
+    endReason: row.endReason,
   };
 }
 

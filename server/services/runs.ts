@@ -9,7 +9,7 @@ import { AppError } from "../core/errors";
 import type { Db } from "../db";
 
 export const RUN_SURFACES = ["playground", "mcp", "cli", "console"] as const;
-export const RUN_STATUSES = ["running", "ok", "error"] as const;
+export const RUN_STATUSES = ["running", "ok", "error", "interrupted"] as const;
 const PAGE_SIZE = 50;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
@@ -131,7 +131,7 @@ export interface TimelineRow {
   at: number;
   capability: string;
   category: string | null;
-  state: "waiting" | "allow" | "deny" | "blocked" | "expired";
+  state: "waiting" | "allow" | "deny" | "blocked" | "expired" | "abandoned";
   reason: string;
   ms: number | null;
   approvalId: string | null;
@@ -142,6 +142,8 @@ export interface TimelineRow {
     scope: string | null;
     decidedBy: string | null;
     expiresAt: number;
+    /** Why it expired or was abandoned (the run died, was cancelled), when known. */
+    endReason?: string | null;
   } | null;
 }
 
@@ -186,6 +188,7 @@ export async function getRunDetail(db: Db, id: string) {
           scope: true,
           expiresAt: true,
           createdAt: true,
+          endReason: true,
           decidedBy: { select: { displayName: true } },
         },
       },
@@ -251,6 +254,7 @@ export function buildTimeline(
     scope: string | null;
     expiresAt: Date;
     createdAt: Date;
+    endReason?: string | null;
     decidedBy: { displayName: string } | null;
   }[],
 ): TimelineRow[] {
@@ -265,6 +269,7 @@ export function buildTimeline(
       scope: a.scope,
       decidedBy: a.decidedBy?.displayName ?? null,
       expiresAt: a.expiresAt.getTime(),
+      endReason: a.endReason ?? null,
     };
   };
   const rows: TimelineRow[] = decisions.map((d) => ({
@@ -285,8 +290,13 @@ export function buildTimeline(
       at: a.createdAt.getTime(),
       capability: a.capability,
       category: a.category,
-      state: a.status === "pending" ? "waiting" : a.status === "expired" ? "expired" : "deny",
-      reason: a.status === "pending" ? "waiting for a human" : `approval ${a.status}`,
+      state:
+        a.status === "pending"
+          ? "waiting"
+          : a.status === "expired" || a.status === "abandoned"
+            ? a.status
+            : "deny",
+      reason: a.status === "pending" ? "waiting for a human" : (a.endReason ?? `approval ${a.status}`),
       ms: null,
       approvalId: a.id,
       approval: approvalOf(a.id),

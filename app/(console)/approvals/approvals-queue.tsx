@@ -155,6 +155,7 @@ function outcome(a: ApprovalView): { text: string; className: string } {
       className: "pill pill-ok",
     };
   if (a.status === "denied") return { text: "denied", className: "pill pill-bad" };
+  if (a.status === "abandoned") return { text: "abandoned", className: "pill pill-bad" };
   return { text: a.status, className: "pill" };
 }
 
@@ -180,6 +181,7 @@ function History({ rows, target }: { rows: ApprovalView[]; target: string | null
               </td>
               <td>
                 <span className={o.className}>{o.text}</span>
+                {a.endReason && <div className="muted field-hint">{a.endReason}</div>}
               </td>
               <td className="muted">
                 {a.requestedBy}

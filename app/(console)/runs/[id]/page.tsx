@@ -11,6 +11,7 @@ import { requireUser } from "../../../_lib/session";
 import { OutputPanes } from "../../_run/output-panes";
 import { Timeline } from "../../_run/timeline";
 import "../../workbench.css";
+import { InterruptedNote } from "../interrupted-note";
 import { StatusPill } from "../status-pill";
 import { RunLive } from "./run-live";
 
@@ -60,6 +61,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         </div>
       </div>
       {running && <RunLive runId={run.id} afterSeq={afterSeq} />}
+      {run.status === "interrupted" && <InterruptedNote envelope={run.envelope} />}
       <div className="run-grid">
         <section className="card" aria-labelledby="code-h">
           <h2 id="code-h">Code</h2>
