@@ -369,7 +369,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
             c[outcome] = (c[outcome] ?? 0) + 1;
           }
         },
-        TRIALS * 60_000,
+        TRIALS * 120_000,
       );
     }
   });
