@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ABANDONED_REASON, RUN_GONE_REASON } from "../../core/gate/approvals";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
+import { cancelPlaygroundRun, startPlaygroundRun } from "../playground";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "./index";
 import { heartbeat } from "./instances";
 
@@ -185,7 +186,7 @@ export default async () => save({ data_base64: "iVBORw0KGgo=", name: "never" });
     const approval = await until(
       () => db.approval.findFirst({ where: { sessionId: "cancel-s", status: "pending" } }),
       (r) => r !== null,
-      10_000,
+      20_000,
     );
     expect(approval).not.toBeNull();
     const runId = approval?.runId ?? "";
@@ -199,5 +200,50 @@ export default async () => save({ data_base64: "iVBORw0KGgo=", name: "never" });
     expect(envelope.calls[0]?.decision).not.toBe("allow");
     expect((await db.actionRun.findUniqueOrThrow({ where: { id: runId } })).status).toBe("error");
     expect(await db.imageAsset.count({ where: { runId } })).toBe(0);
+  });
+
+  it("[CRASH]: a playground Cancel that reaches another instance than the one running the action still cancels it", async () => {
+    const a = await start({ instanceId: "play-a" });
+    const b = await start({ instanceId: "play-b" });
+    const alice = {
+      id: userId,
+      username: "alice",
+      displayName: "A",
+      role: "admin" as const,
+      sessionId: "play-s",
+    };
+    const { runId } = await startPlaygroundRun(db, a, alice, {
+      code: `import { save } from "toolstore/assets";
+export default async () => save({ data_base64: "iVBORw0KGgo=", name: "never" });`,
+      mode: "default",
+    });
+    const approval = await until(
+      () => db.approval.findFirst({ where: { runId, status: "pending" } }),
+      (r) => r !== null,
+      20_000,
+    );
+    if (!approval) console.error(await db.actionRun.findUnique({ where: { id: runId } }));
+    expect(approval).not.toBeNull();
+    // The Cancel button's request is served by B, which has no handle on A's run.
+    await expect(cancelPlaygroundRun(db, b, alice, runId)).resolves.toEqual({ cancelled: true });
+    expect((await db.approval.findUniqueOrThrow({ where: { id: approval?.id ?? "" } })).status).toBe(
+      "expired",
+    );
+    const run = await until(
+      () => db.actionRun.findUniqueOrThrow({ where: { id: runId } }),
+      (r) => r.status !== "running",
+      20_000,
+    );
+    expect(run.status).toBe("error");
+    expect(await db.imageAsset.count({ where: { runId } })).toBe(0);
+    // A viewer who did not start it may not cancel someone else's run.
+    const bob = {
+      id: "someone-else",
+      username: "bob",
+      displayName: "B",
+      role: "approver" as const,
+      sessionId: "x",
+    };
+    await expect(cancelPlaygroundRun(db, b, bob, runId)).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });
