@@ -13,7 +13,7 @@ import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
 import { cancelPlaygroundRun, startPlaygroundRun } from "../playground";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "./index";
-import { heartbeat } from "./instances";
+import { createLivenessCheck, heartbeat } from "./instances";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-crash-"));
 let db: Db;
@@ -245,5 +245,27 @@ export default async () => save({ data_base64: "iVBORw0KGgo=", name: "never" });
       sessionId: "x",
     };
     await expect(cancelPlaygroundRun(db, b, bob, runId)).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+});
+
+describe("liveness", () => {
+  it("[CRASH]: a host whose clock runs behind is not declared dead while it beats, and is once it stops", async () => {
+    let now = 1_000_000_000_000;
+    const alive = createLivenessCheck(db, 5_000, () => now);
+    // Its clock is 20 s behind ours: every beat looks 20 s old.
+    const beat = () => heartbeat(db, "skewed", { now: now - 20_000 });
+    await beat();
+    expect(await alive("skewed")).toBe(true);
+    for (let i = 0; i < 5; i++) {
+      now += 2_000;
+      await beat();
+      expect(await alive("skewed")).toBe(true);
+    }
+    // It stops: after the timeout of seeing the same beat, it is dead.
+    now += 2_000;
+    expect(await alive("skewed")).toBe(true);
+    now += 3_500;
+    expect(await alive("skewed")).toBe(false);
+    expect(await alive("never-beat")).toBe(false);
   });
 });

@@ -27,11 +27,11 @@ import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../to
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
 import { type InstanceChannel, processChannel } from "./instance-channel";
 import {
+  createLivenessCheck,
   DEFAULT_HEARTBEAT_MS,
   heartbeat,
   instanceAddress,
   instanceTimeoutMs,
-  isInstanceAlive,
   newInstanceId,
   pruneInstances,
   retirePredecessors,
@@ -138,7 +138,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const instanceId = options.instanceId ?? newInstanceId();
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const timeoutMs = instanceTimeoutMs(heartbeatMs);
-  const alive = (id: string) => isInstanceAlive(db, id, timeoutMs);
+  const alive = createLivenessCheck(db, timeoutMs);
   const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
   const runtimes: BindingRuntimes = { typescript: pool };
   const modules: ModuleFactory[] = [

@@ -94,11 +94,22 @@ export function createPgChannel(url: string): InstanceChannel {
 
   const started = connect().catch(() => undefined);
 
+  /** Payload-less wake-ups ("new outbox rows") of one tick go out as one NOTIFY. */
+  const coalesced = new Set<ChannelTopic>();
+  function send(topic: ChannelTopic, payload: string) {
+    client?.query("SELECT pg_notify($1, $2)", [`${CHANNEL_PREFIX}${topic}`, payload]).catch(() => undefined);
+  }
+
   return {
     notify(topic, payload = "") {
-      const c = client;
-      if (!c) return;
-      c.query("SELECT pg_notify($1, $2)", [`${CHANNEL_PREFIX}${topic}`, payload]).catch(() => undefined);
+      if (!client) return;
+      if (payload !== "") return send(topic, payload);
+      if (coalesced.has(topic)) return;
+      coalesced.add(topic);
+      setImmediate(() => {
+        coalesced.delete(topic);
+        send(topic, "");
+      });
     },
     on(topic, listener) {
       const set = listeners.get(topic);

@@ -64,16 +64,39 @@ export async function heartbeat(
   });
 }
 
-export async function isInstanceAlive(
-  db: Db,
-  instanceId: string,
-  timeoutMs: number,
-  now = Date.now(),
-): Promise<boolean> {
-  const row = await db.setting.findUnique({ where: { key: key(instanceId) }, select: { value: true } });
-  if (!row) return false;
-  const { at } = parseBeat(row.value);
-  return Number.isFinite(at) && now - at < timeoutMs;
+/** Clocks of two hosts may disagree by this much before a live instance could look dead. */
+export const CLOCK_SKEW_TOLERANCE_MS = 30_000;
+
+/**
+ * Liveness as one instance sees the others. A heartbeat younger than the timeout (by this
+ * host's clock) is alive. An older one is still alive while its value keeps changing (the writer's
+ * clock is behind ours), and dead once this process has seen it unchanged for the timeout, or
+ * when it is older than the skew tolerance. So clocks that agree give the exact two-beat bound,
+ * and a skewed host is never declared dead while it beats.
+ */
+export function createLivenessCheck(db: Db, timeoutMs: number, now: () => number = Date.now) {
+  const seen = new Map<string, { value: string; at: number }>();
+  return async function isInstanceAlive(instanceId: string): Promise<boolean> {
+    const row = await db.setting.findUnique({ where: { key: key(instanceId) }, select: { value: true } });
+    const t = now();
+    if (!row) {
+      seen.delete(instanceId);
+      return false;
+    }
+    const { at } = parseBeat(row.value);
+    if (!Number.isFinite(at)) return false;
+    const age = t - at;
+    const last = seen.get(instanceId);
+    if (!last || last.value !== row.value) {
+      // A fresh beat by our clock was written when it says; otherwise count from now.
+      seen.set(instanceId, { value: row.value, at: age >= 0 && age < timeoutMs ? at : t });
+    }
+    if (seen.size > 10_000) seen.clear();
+    if (age < timeoutMs) return true;
+    if (age > CLOCK_SKEW_TOLERANCE_MS) return false;
+    // First look at an old-looking beat: give it the benefit of the doubt until we see it stall.
+    return t - (seen.get(instanceId)?.at ?? t) < timeoutMs;
+  };
 }
 
 /**
