@@ -4,6 +4,7 @@
  * whose heartbeat stopped, its approval pending or allowed). The real kill -9 of a real process is
  * in fault-suite.test.ts.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -65,6 +66,13 @@ async function deadRun(instanceId: string, approval: { status?: string; decidedA
   return { runId: run.id, approvalId: row.id };
 }
 
+/** The heartbeat row of a process of this host that was killed a moment ago (its pid is gone). */
+async function killedBeat(instanceId: string, address: string) {
+  const pid = spawnSync(process.execPath, ["-e", ""]).pid;
+  const value = JSON.stringify({ at: Date.now(), address, host: os.hostname(), pid });
+  await db.setting.create({ data: { key: `instance:${instanceId}`, value } });
+}
+
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
   const end = Date.now() + ms;
   let value = await read();
@@ -93,7 +101,7 @@ describe("after a crash every approval and run tells the truth", () => {
 
   it("[CRASH]: a restart on the same address claims its predecessor's runs at once (no timeout to wait out)", async () => {
     // The predecessor's heartbeat is fresh: it was killed a moment ago.
-    await heartbeat(db, "boot-1", { address: "host|127.0.0.1:3999" });
+    await killedBeat("boot-1", "host|127.0.0.1:3999");
     const { runId, approvalId } = await deadRun("boot-1");
     await start({ instanceId: "boot-2", address: "host|127.0.0.1:3999" });
     expect((await db.actionRun.findUniqueOrThrow({ where: { id: runId } })).status).toBe("interrupted");
@@ -101,8 +109,18 @@ describe("after a crash every approval and run tells the truth", () => {
     expect(approval).toMatchObject({ status: "expired", endReason: RUN_GONE_REASON });
   });
 
+  it("[CRASH]: a live process on the same address (a CLI command beside the server) is never retired", async () => {
+    // This test process stands in for the running server: its pid exists.
+    await heartbeat(db, "server-1", { address: "host|127.0.0.1:3996" });
+    const { runId, approvalId } = await deadRun("server-1");
+    await start({ instanceId: "cli-1", address: "host|127.0.0.1:3996" });
+    expect((await db.actionRun.findUniqueOrThrow({ where: { id: runId } })).status).toBe("running");
+    expect((await db.approval.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+    await db.setting.delete({ where: { key: "instance:server-1" } });
+  });
+
   it("[CRASH]: an Allow committed just before the kill ends `abandoned`, with the reason", async () => {
-    await heartbeat(db, "boot-x1", { address: "host|127.0.0.1:3998" });
+    await killedBeat("boot-x1", "host|127.0.0.1:3998");
     const { runId, approvalId } = await deadRun("boot-x1", { status: "allowed", decidedAt: new Date() });
     await start({ instanceId: "boot-x2", address: "host|127.0.0.1:3998" });
     const approval = await db.approval.findUniqueOrThrow({ where: { id: approvalId } });
@@ -136,7 +154,7 @@ describe("after a crash every approval and run tells the truth", () => {
   }, 20_000);
 
   it("[CRASH]: the interrupted run's envelope lists the calls the audit saw and whether each completed", async () => {
-    await heartbeat(db, "boot-y1", { address: "host|127.0.0.1:3997" });
+    await killedBeat("boot-y1", "host|127.0.0.1:3997");
     const run = await db.actionRun.create({
       data: { sessionId: "s", surface: "mcp", code: "", mode: "auto", instanceId: "boot-y1" },
     });

@@ -264,7 +264,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
             const approval = await until(
               () => db.approval.findFirst({ where: { status: "pending", argsSnapshot: { contains: id } } }),
               (r) => r !== null,
-              20_000,
+              90_000,
             );
             if (point === "after-allow" && approval) {
               await b.approvals.decide({
@@ -282,7 +282,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
             const approval = await until(
               () => db.approval.findFirst({ where: { status: "pending", argsSnapshot: { contains: id } } }),
               (r) => r !== null,
-              20_000,
+              90_000,
             );
             if (approval) {
               await b.approvals.decide({
@@ -332,6 +332,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
       if (point === "pending") expect(hits).toBe(0);
       if (point === "during-impl" || point === "after-impl") expect(hits).toBe(1);
       const approvals = await db.approval.findMany({ where: { runId: run?.id ?? "" } });
+      // The kill came after the request was made (the trial waited for it).
       expect(approvals).toHaveLength(1);
       const [approval] = approvals;
       expect(approval?.status).not.toBe("pending");
@@ -340,7 +341,9 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
       if (approval?.status === "abandoned") expect(hits).toBe(0);
       const envelope = JSON.parse(run?.envelope ?? "{}") as { calls: { outcome?: string }[] };
       if (point === "during-impl") expect(envelope.calls[0]?.outcome).toBe("unknown");
-      if (point === "after-impl") expect(envelope.calls[0]?.outcome).toBe("completed");
+      // The impl returned; its `call.finished` row commits a moment later, so a kill right after
+      // may leave it `unknown` (maybe happened), never `not_run`.
+      if (point === "after-impl") expect(["completed", "unknown"]).toContain(envelope.calls[0]?.outcome);
       if (setup.target.provider === "sqlite") {
         const check = await db.$queryRawUnsafe<{ integrity_check: string }[]>("PRAGMA integrity_check");
         expect(check[0]?.integrity_check).toBe("ok");

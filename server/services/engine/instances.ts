@@ -32,22 +32,26 @@ export function instanceAddress(host: string, port: number): string {
 interface Beat {
   at: number;
   address: string | null;
+  host: string | null;
+  pid: number | null;
 }
 
 function parseBeat(value: string): Beat {
   if (value.startsWith("{")) {
     try {
-      const v = JSON.parse(value) as { at?: unknown; address?: unknown };
+      const v = JSON.parse(value) as { at?: unknown; address?: unknown; host?: unknown; pid?: unknown };
       return {
         at: typeof v.at === "number" ? v.at : Number.NaN,
         address: typeof v.address === "string" ? v.address : null,
+        host: typeof v.host === "string" ? v.host : null,
+        pid: typeof v.pid === "number" ? v.pid : null,
       };
     } catch {
-      return { at: Number.NaN, address: null };
+      return { at: Number.NaN, address: null, host: null, pid: null };
     }
   }
   // Rows written before addresses were recorded hold an ISO date.
-  return { at: Date.parse(value), address: null };
+  return { at: Date.parse(value), address: null, host: null, pid: null };
 }
 
 export async function heartbeat(
@@ -55,7 +59,12 @@ export async function heartbeat(
   instanceId: string,
   options: { address?: string | null; now?: number } = {},
 ): Promise<void> {
-  const value = JSON.stringify({ at: options.now ?? Date.now(), address: options.address ?? null });
+  const value = JSON.stringify({
+    at: options.now ?? Date.now(),
+    address: options.address ?? null,
+    host: hostname(),
+    pid: process.pid,
+  });
   await db.setting.upsert({
     where: { key: key(instanceId) },
     create: { key: key(instanceId), value },
@@ -99,16 +108,34 @@ export function createLivenessCheck(db: Db, timeoutMs: number, now: () => number
   };
 }
 
+/** Whether a process of this host still exists (signal 0 only checks). */
+function pidRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is just not ours.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
- * A new boot on `address` retires the rows of earlier boots there: they are dead by definition
- * (the address can serve one process at a time). Returns the retired instance ids.
+ * A new boot on `address` retires the rows of earlier boots there whose process is gone from
+ * this host: the restarted server's predecessor, killed a moment ago, is dead at once instead of
+ * after the timeout. A process that still runs (a CLI command beside the server, which shares the
+ * configured address) is never retired. Returns the retired instance ids.
  */
 export async function retirePredecessors(db: Db, instanceId: string, address: string): Promise<string[]> {
   const rows = await db.setting.findMany({
     where: { key: { startsWith: PREFIX } },
     select: { key: true, value: true },
   });
-  const retired = rows.filter((r) => r.key !== key(instanceId) && parseBeat(r.value).address === address);
+  const host = hostname();
+  const retired = rows.filter((r) => {
+    if (r.key === key(instanceId)) return false;
+    const beat = parseBeat(r.value);
+    return beat.address === address && beat.host === host && beat.pid !== null && !pidRunning(beat.pid);
+  });
   if (retired.length > 0) await db.setting.deleteMany({ where: { key: { in: retired.map((r) => r.key) } } });
   return retired.map((r) => r.key.slice(PREFIX.length));
 }
