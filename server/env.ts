@@ -50,6 +50,8 @@ const envSchema = z.object({
     .min(0.05)
     .max(24 * 60)
     .default(5),
+  /** How often each server process writes its heartbeat; an instance that misses two is dead. */
+  TOOLSTORE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Per-key MCP rate limit (requests per minute). */
   TOOLSTORE_MCP_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),

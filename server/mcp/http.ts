@@ -3,7 +3,8 @@
  * and per-key rate limits, and sessions that live in the database so that any instance can serve
  * a session's next request (each request builds its server and transport afresh). Answers that a
  * client gives to an approval elicitation are routed here by approval id, on whichever instance
- * they land.
+ * they land, and so is notifications/cancelled (by the session and request id the run recorded):
+ * the SDK's in-memory table of requests in flight is empty in a per-request server.
  */
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -87,6 +88,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     }
 
     const sessionHeader = req.headers.get("mcp-session-id");
+    await routeCancellations(parsedBody, identity, sessionHeader ?? "", options.backend);
     let session: {
       id: string;
       capabilities: ClientCapabilities;
@@ -194,6 +196,24 @@ async function routeElicitationAnswers(
     if (decision) await backend.answerFromClient(identity, approvalId, decision).catch(() => {});
   }
   return true;
+}
+
+/** notifications/cancelled cancels the run its request started, wherever that run runs. */
+async function routeCancellations(
+  body: unknown,
+  identity: ApiKeyIdentity,
+  mcpSessionId: string,
+  backend: McpBackend,
+): Promise<void> {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const m of messages) {
+    if (!m || typeof m !== "object" || (m as { method?: unknown }).method !== "notifications/cancelled")
+      continue;
+    const requestId = (m as { params?: { requestId?: unknown } }).params?.requestId;
+    if (typeof requestId !== "string" && typeof requestId !== "number") continue;
+    // A cancel for a request that already ended (or never started a run) is a no-op, as the spec says.
+    await backend.cancelRequest(identity, mcpSessionId, String(requestId)).catch(() => false);
+  }
 }
 
 function bearer(req: Request): string | null {

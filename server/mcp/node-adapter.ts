@@ -9,6 +9,8 @@ import { Readable } from "node:stream";
 export async function serveFetchHandler(
   handler: (req: Request) => Promise<Response>,
   path = "/api/mcp",
+  /** 0 (default): any free port. A fixed port lets a restarted process serve the same address. */
+  port = 0,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     try {
@@ -52,10 +54,13 @@ export async function serveFetchHandler(
       res.end(String(error));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}${path}`,
+    url: `http://127.0.0.1:${bound}${path}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

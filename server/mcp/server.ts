@@ -16,6 +16,7 @@ import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { ApiKeyIdentity } from "../services/api-keys";
 import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
+import { RUN_META_KEY, RUN_RESOURCE_PREFIX, registerRunResource } from "./run-resource";
 import { registerSkillResources } from "./skill-resources";
 
 export const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
@@ -99,6 +100,7 @@ export async function createMcpServer(options: {
     const elicitations = new Map<string, AbortController>();
     const urlElicitations = new Set<string>();
     let progress = 0;
+    let runId: string | undefined;
 
     const announce = (info: PendingApprovalInfo) => {
       if (progressToken === undefined) return;
@@ -122,7 +124,23 @@ export async function createMcpServer(options: {
         sessionId,
         code,
         title,
+        requestId: String(extra.requestId),
         signal: extra.signal,
+        onRunStarted(id) {
+          runId = id;
+          if (progressToken === undefined) return;
+          progress += 1;
+          void extra
+            .sendNotification({
+              method: "notifications/progress",
+              params: {
+                progressToken,
+                progress,
+                message: `Run ${id} started; its state: ${RUN_RESOURCE_PREFIX}${id}`,
+              },
+            })
+            .catch(() => {});
+        },
         onApprovalPending(info) {
           announce(info);
           timers.set(
@@ -208,7 +226,7 @@ export async function createMcpServer(options: {
         for (const t of timers.values()) clearInterval(t);
         for (const c of elicitations.values()) c.abort();
       });
-    return envelopeResult(envelope);
+    return { ...envelopeResult(envelope), ...(runId ? { _meta: { [RUN_META_KEY]: runId } } : {}) };
   };
 
   if (!tasks) {
@@ -337,6 +355,7 @@ export async function createMcpServer(options: {
   );
 
   registerSkillResources(server, backend.skills?.(identity) ?? null);
+  registerRunResource(server, identity, backend);
 
   return server;
 }

@@ -28,6 +28,7 @@ const approvalSelect = {
   createdAt: true,
   grantId: true,
   sessionGrantable: true,
+  endReason: true,
   decidedBy: { select: { displayName: true } },
   run: { select: { title: true, surface: true } },
 } as const;
@@ -60,6 +61,8 @@ function toView(row: ApprovalRow, keyNames: Map<string, string>) {
     sessionGrantable: row.sessionGrantable,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
+    /** Why an expired or abandoned request ended (the run died, was cancelled), when known. */
+    endReason: row.endReason,
   };
 }
 
@@ -70,7 +73,7 @@ async function keyNames(db: Db, rows: { apiKeyId: string | null }[]) {
   return new Map(keys.map((k) => [k.id, k.name]));
 }
 
-export const HISTORY_DECISIONS = ["allowed_once", "allowed_session", "denied", "expired"] as const;
+export const HISTORY_DECISIONS = ["allowed_once", "allowed_session", "denied", "expired", "abandoned"] as const;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 const day = z.preprocess(blankToUndefined, z.iso.date().optional()).catch(undefined);

@@ -1,10 +1,12 @@
 /**
  * Live events for the console. Every event is written to the Event table (the outbox) and
  * every instance tails that table, so a decision made on one instance reaches the SSE views
- * served by another. Tailing only runs while someone listens.
+ * served by another. Tailing only runs while someone listens. With an instance channel
+ * (PostgreSQL LISTEN/NOTIFY) a new row wakes every tail at once; the poll stays the fallback.
  */
 import { EventEmitter, on } from "node:events";
 import type { Db } from "../db";
+import type { InstanceChannel } from "./engine/instance-channel";
 
 export interface LiveEvent {
   seq: number;
@@ -30,7 +32,10 @@ const KEEP_MS = 24 * 60 * 60 * 1000;
  */
 const GAP_WAIT_MS = 1_000;
 
-export function createEventBus(db: Db, options: { pollMs?: number } = {}): EventBus {
+export function createEventBus(
+  db: Db,
+  options: { pollMs?: number; channel?: InstanceChannel } = {},
+): EventBus {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const pollMs = options.pollMs ?? POLL_MS;
@@ -46,8 +51,15 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
     return row?.seq ?? 0;
   }
 
+  let again = false;
+
   async function poll() {
-    if (polling) return;
+    if (polling) {
+      // A wake-up during a read: read once more right after, not a tick later.
+      again = true;
+      return;
+    }
+    again = false;
     polling = true;
     try {
       if (lastSeq < 0) lastSeq = await latestSeq();
@@ -73,8 +85,13 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
       console.error(`events: tail failed: ${error instanceof Error ? error.message : error}`);
     } finally {
       polling = false;
+      if (again && listeners > 0) void poll();
     }
   }
+
+  const offChannel = options.channel?.on("event", () => {
+    if (listeners > 0) void poll();
+  });
 
   function retain() {
     listeners += 1;
@@ -97,6 +114,7 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
   return {
     async publish(type, payload) {
       const row = await db.event.create({ data: { type, payload: JSON.stringify(payload ?? null) } });
+      options.channel?.notify("event");
       // Wake the tail at once instead of waiting for the next tick.
       if (listeners > 0) void poll();
       return toLive(row);
@@ -134,6 +152,7 @@ export function createEventBus(db: Db, options: { pollMs?: number } = {}): Event
     },
 
     close() {
+      offChannel?.();
       if (timer) clearInterval(timer);
       timer = undefined;
       emitter.removeAllListeners();

@@ -1,10 +1,11 @@
 /** The process-wide event bus over the one Prisma client. */
-import { getDb } from "../db";
+import { dbTarget, getDb } from "../db";
+import { processChannel } from "./engine/instance-channel";
 import { createEventBus, type EventBus } from "./events";
 
 const holder = globalThis as typeof globalThis & { __toolstoreEvents?: EventBus };
 
 export function getEventBus(): EventBus {
-  holder.__toolstoreEvents ??= createEventBus(getDb());
+  holder.__toolstoreEvents ??= createEventBus(getDb(), { channel: processChannel(dbTarget()) });
   return holder.__toolstoreEvents;
 }

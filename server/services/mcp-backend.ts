@@ -37,8 +37,12 @@ export interface McpBackend {
     sessionId: string;
     code: string;
     title?: string;
+    /** JSON-RPC id of the tools/call, so a notifications/cancelled reaching any instance finds the run. */
+    requestId?: string;
     signal: AbortSignal;
     onApprovalPending(info: PendingApprovalInfo): void;
+    /** The run has its id (and a row): toolstore://runs/<id> answers from now on. */
+    onRunStarted?(runId: string): void;
     onApprovalSettled(id: string): void;
   }): Promise<ObservationEnvelope>;
   /** An image the key's user may see, or null (unknown or not theirs: the same answer). */
@@ -53,6 +57,29 @@ export interface McpBackend {
    * server does not offer tasks and every call runs in its request.
    */
   taskStore?(identity: ApiKeyIdentity): TaskStore;
+  /**
+   * notifications/cancelled for a request of this key's MCP session: cancels the run it started,
+   * on whichever instance runs it. False when no such run is running.
+   */
+  cancelRequest(identity: ApiKeyIdentity, mcpSessionId: string, requestId: string): Promise<boolean>;
+  /** A run's state for toolstore://runs/<id>: the key's own runs only (null otherwise). */
+  runState(identity: ApiKeyIdentity, runId: string): Promise<RunState | null>;
+  /** The key's latest runs, newest first (the resource template's list). */
+  recentRuns(
+    identity: ApiKeyIdentity,
+    limit: number,
+  ): Promise<{ id: string; title: string; status: string }[]>;
+}
+
+export interface RunState {
+  id: string;
+  /** running | ok | error | interrupted */
+  status: string;
+  title: string;
+  startedAt: string;
+  finishedAt: string | null;
+  /** The observation envelope once finished (an interrupted run's lists the calls the audit saw). */
+  envelope: ObservationEnvelope | null;
 }
 
 const PREVIEW_CHARS = 400;
@@ -118,15 +145,28 @@ export function createMcpBackend(deps: {
       return value;
     },
 
-    async execute({ identity, sessionId, code, title, signal, onApprovalPending, onApprovalSettled }) {
+    async execute({
+      identity,
+      sessionId,
+      code,
+      title,
+      requestId,
+      signal,
+      onApprovalPending,
+      onApprovalSettled,
+      onRunStarted,
+    }) {
       const engine = await deps.engine();
       const { envelope } = await engine.run({
         code,
         session: mcpSession(identity, sessionId),
         ...(title ? { title } : {}),
+        ...(requestId ? { mcpRequestId: requestId } : {}),
         signal,
         onEvent(event) {
-          if (event.type === "approval.requested") {
+          if (event.type === "run.started") {
+            onRunStarted?.(event.runId);
+          } else if (event.type === "approval.requested") {
             const args = JSON.stringify(event.approval.args);
             onApprovalPending({
               id: event.approval.id,
@@ -176,6 +216,55 @@ export function createMcpBackend(deps: {
           apiKeyId: null,
           label: `key "${identity.name}" (declined in the MCP client)`,
         },
+      });
+    },
+
+    async cancelRequest(identity, mcpSessionId, requestId) {
+      const run = await deps.db.actionRun.findFirst({
+        where: {
+          sessionId: mcpSession(identity, mcpSessionId).id,
+          apiKeyId: identity.id,
+          mcpRequestId: requestId,
+          status: "running",
+        },
+        select: { id: true },
+      });
+      if (!run) return false;
+      const engine = await deps.engine();
+      return engine.cancel(run.id, "the MCP client cancelled the request before it was approved");
+    },
+
+    async runState(identity, runId) {
+      const run = await deps.db.actionRun.findUnique({
+        where: { id: runId },
+        select: {
+          id: true,
+          apiKeyId: true,
+          status: true,
+          title: true,
+          startedAt: true,
+          finishedAt: true,
+          envelope: true,
+        },
+      });
+      // Someone else's run and no run at all get the same answer.
+      if (!run || run.apiKeyId !== identity.id) return null;
+      return {
+        id: run.id,
+        status: run.status,
+        title: run.title,
+        startedAt: run.startedAt.toISOString(),
+        finishedAt: run.finishedAt?.toISOString() ?? null,
+        envelope: run.envelope ? (JSON.parse(run.envelope) as ObservationEnvelope) : null,
+      };
+    },
+
+    async recentRuns(identity, limit) {
+      return deps.db.actionRun.findMany({
+        where: { apiKeyId: identity.id },
+        orderBy: { startedAt: "desc" },
+        take: limit,
+        select: { id: true, title: true, status: true },
       });
     },
 

@@ -137,13 +137,29 @@ export async function startPlaygroundRun(
   return { runId: await Promise.race([started, finished]), afterSeq };
 }
 
-/** Stops a run started on this instance by this user (or any run, for an admin). */
-export function cancelPlaygroundRun(user: SessionUser, runId: string): { cancelled: true } {
+/**
+ * Stops a run of this user (or any run, for an admin), on whichever instance runs it: one started
+ * here is aborted at once; another instance's run gets the cancel through the database (and the
+ * instance channel on PostgreSQL). Either way its pending approvals expire at once.
+ */
+export async function cancelPlaygroundRun(
+  db: Db,
+  engine: Engine,
+  user: SessionUser,
+  runId: string,
+): Promise<{ cancelled: true }> {
   const active = activeRuns.get(runId);
-  if (!active) throw new AppError("NOT_FOUND", `run ${runId} is not running here (it may have finished)`);
-  if (active.userId !== user.id && user.role !== "admin") {
+  const owner = active
+    ? active.userId
+    : (await db.actionRun.findUnique({ where: { id: runId }, select: { userId: true, status: true } }))
+        ?.userId;
+  if (owner === undefined) throw new AppError("NOT_FOUND", `run ${runId} does not exist`);
+  if (owner !== user.id && user.role !== "admin") {
     throw new AppError("FORBIDDEN", "only the user who started a run (or an admin) can cancel it");
   }
-  active.controller.abort(new Error("cancelled from the playground"));
+  active?.controller.abort(new Error("cancelled from the playground"));
+  if (!(await engine.cancel(runId)) && !active) {
+    throw new AppError("NOT_FOUND", `run ${runId} is not running (it may have finished)`);
+  }
   return { cancelled: true };
 }

@@ -9,7 +9,7 @@ import { SURFACES } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 
-export const RUN_STATUSES = ["running", "ok", "error"] as const;
+export const RUN_STATUSES = ["running", "ok", "error", "interrupted"] as const;
 const PAGE_SIZE = 50;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
@@ -132,7 +132,7 @@ export interface TimelineRow {
   capability: string;
   category: string | null;
   /** invalid: refused before the gate (unknown capability, arguments that fail the schema). */
-  state: "waiting" | "allow" | "deny" | "blocked" | "expired" | "invalid";
+  state: "waiting" | "allow" | "deny" | "blocked" | "expired" | "abandoned" | "invalid";
   reason: string;
   ms: number | null;
   approvalId: string | null;
@@ -143,6 +143,8 @@ export interface TimelineRow {
     scope: string | null;
     decidedBy: string | null;
     expiresAt: number;
+    /** Why it expired or was abandoned (the run died, was cancelled), when known. */
+    endReason?: string | null;
   } | null;
 }
 
@@ -187,6 +189,7 @@ export async function getRunDetail(db: Db, id: string) {
           scope: true,
           expiresAt: true,
           createdAt: true,
+          endReason: true,
           decidedBy: { select: { displayName: true } },
         },
       },
@@ -275,6 +278,7 @@ export function buildTimeline(
     scope: string | null;
     expiresAt: Date;
     createdAt: Date;
+    endReason?: string | null;
     decidedBy: { displayName: string } | null;
   }[],
 ): TimelineRow[] {
@@ -289,6 +293,7 @@ export function buildTimeline(
       scope: a.scope,
       decidedBy: a.decidedBy?.displayName ?? null,
       expiresAt: a.expiresAt.getTime(),
+      endReason: a.endReason ?? null,
     };
   };
   const rows: TimelineRow[] = decisions.map((d) => ({
@@ -309,8 +314,13 @@ export function buildTimeline(
       at: a.createdAt.getTime(),
       capability: a.capability,
       category: a.category,
-      state: a.status === "pending" ? "waiting" : a.status === "expired" ? "expired" : "deny",
-      reason: a.status === "pending" ? "waiting for a human" : `approval ${a.status}`,
+      state:
+        a.status === "pending"
+          ? "waiting"
+          : a.status === "expired" || a.status === "abandoned"
+            ? a.status
+            : "deny",
+      reason: a.status === "pending" ? "waiting for a human" : (a.endReason ?? `approval ${a.status}`),
       ms: null,
       approvalId: a.id,
       approval: approvalOf(a.id),

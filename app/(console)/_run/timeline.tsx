@@ -12,6 +12,7 @@ const STATE_TEXT: Record<TimelineRow["state"], { text: string; className: string
   blocked: { text: "blocked", className: "pill pill-bad" },
   expired: { text: "expired", className: "pill pill-bad" },
   invalid: { text: "refused", className: "pill pill-bad" },
+  abandoned: { text: "abandoned", className: "pill pill-bad" },
 };
 
 function approvalText(row: TimelineRow): string | null {
@@ -21,7 +22,8 @@ function approvalText(row: TimelineRow): string | null {
   if (a.status === "allowed")
     return a.scope === "session" ? `approved for this session${by}` : `approved once${by}`;
   if (a.status === "denied") return `denied${by}`;
-  if (a.status === "expired") return "nobody answered in time";
+  if (a.status === "abandoned") return a.endReason ?? "approved, but the action ended before it ran";
+  if (a.status === "expired") return a.endReason ?? "nobody answered in time";
   return null;
 }
 

@@ -13,6 +13,7 @@ const DECISIONS: { value: NonNullable<HistoryFilters["decision"]>; label: string
   { value: "allowed_session", label: "allowed for session" },
   { value: "denied", label: "denied" },
   { value: "expired", label: "expired" },
+  { value: "abandoned", label: "abandoned" },
 ];
 
 function outcome(a: ApprovalView): { text: string; className: string } {
@@ -24,6 +25,7 @@ function outcome(a: ApprovalView): { text: string; className: string } {
     };
   }
   if (a.status === "denied") return { text: "denied", className: "pill pill-bad" };
+  if (a.status === "abandoned") return { text: "abandoned", className: "pill pill-bad" };
   return { text: a.status, className: "pill" };
 }
 
@@ -152,6 +154,7 @@ export function HistoryTable({ rows, target }: { rows: ApprovalView[]; target: s
                   <span className={o.className} data-testid="history-outcome">
                     {o.text}
                   </span>
+                  {a.endReason && <div className="muted field-hint">{a.endReason}</div>}
                 </td>
                 <td data-label="Asked by" className="muted">
                   {a.requestedBy}

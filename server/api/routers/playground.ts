@@ -28,5 +28,7 @@ export const playgroundRouter = router({
 
   cancel: approverProcedure
     .input(z.object({ runId: z.string().min(1) }))
-    .mutation(({ ctx, input }) => cancelPlaygroundRun(ctx.user, input.runId)),
+    .mutation(async ({ ctx, input }) =>
+      cancelPlaygroundRun(ctx.db, await ctx.engine(), ctx.user, input.runId),
+    ),
 });

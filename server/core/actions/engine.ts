@@ -64,6 +64,12 @@ export interface EngineOptions {
   approvalTtlMs?: number;
   approvalPollMs?: number;
   registryCacheMs?: number;
+  cancelPollMs?: number;
+  /**
+   * Whether another server process still runs (heartbeats). Used by recovery and by approval
+   * decisions (a request whose run died is refused). Default: no other instance is alive.
+   */
+  isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean;
 }
 
 export interface Engine extends ActionRunner {
@@ -79,8 +85,16 @@ export interface Engine extends ActionRunner {
     isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean,
     options?: { startup?: boolean },
   ): ReturnType<typeof recoverAfterRestart>;
+  /**
+   * Cancels a run wherever it runs: the request is stored (the instance running it sees it by
+   * its poll or a push), a run of this process is aborted at once, and the run's pending
+   * approvals expire at once. False when the run is not running.
+   */
+  cancel(runId: string, reason?: string): Promise<boolean>;
   close(): Promise<void>;
 }
+
+export const CANCELLED_REASON = "the action was cancelled before it was approved";
 
 export function createEngine(options: EngineOptions): Engine {
   const { ports } = options;
@@ -98,7 +112,14 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.categories ? { categories: options.categories } : {}),
     ...(options.registryCacheMs === undefined ? {} : { cacheMs: options.registryCacheMs }),
   });
+  const instanceAlive = async (instanceId: string) =>
+    instanceId === options.instanceId ||
+    (options.isInstanceAlive ? await options.isInstanceAlive(instanceId) : false);
   const approvals = createApprovalService({
+    isRunAlive: async (runId) => {
+      const run = await ports.runs.get(runId);
+      return run !== null && run.status === "running" && (await instanceAlive(run.instanceId));
+    },
     store: ports.approvals,
     grants: ports.grants,
     events: ports.events,
@@ -119,6 +140,7 @@ export function createEngine(options: EngineOptions): Engine {
     runs: ports.runs,
     instanceId: options.instanceId,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.cancelPollMs === undefined ? {} : { cancelPollMs: options.cancelPollMs }),
   });
   return {
     ...runner,
@@ -133,8 +155,14 @@ export function createEngine(options: EngineOptions): Engine {
         clock: ports.clock,
         instanceId: options.instanceId,
         startup: recoverOptions?.startup ?? true,
-        ...(isInstanceAlive ? { isInstanceAlive } : {}),
+        isInstanceAlive: isInstanceAlive ?? instanceAlive,
       }),
+    async cancel(runId, reason = CANCELLED_REASON) {
+      const requested = await ports.runs.requestCancel(runId, ports.clock.now());
+      runner.abortLocal(runId, "the run was cancelled");
+      if (requested) await approvals.expireForRun(runId, reason);
+      return requested;
+    },
     async close() {
       await Promise.allSettled((options.sources ?? []).map((s) => s.close?.()));
       if (ownPool) await pool.close();

@@ -6,7 +6,8 @@ import type { CallRecord } from "../capabilities/invoke";
 import type { ImageRef, JsonValue } from "../capabilities/types";
 import type { LogEntry, SandboxErrorKind } from "../sandbox/protocol";
 
-export type EnvelopeErrorKind = SandboxErrorKind;
+/** `interrupted`: the server process died mid-run (recorded by recovery, never by the sandbox). */
+export type EnvelopeErrorKind = SandboxErrorKind | "interrupted";
 
 export interface EnvelopeError {
   kind: EnvelopeErrorKind;

@@ -6,7 +6,8 @@
 import type { Mode, Surface } from "../capabilities/types";
 import type { ObservationEnvelope } from "./envelope";
 
-export type RunStatus = "running" | "ok" | "error";
+/** `interrupted`: the server process running it died; its envelope lists the calls the audit saw. */
+export type RunStatus = "running" | "ok" | "error" | "interrupted";
 
 export interface NewRun {
   id: string;
@@ -20,6 +21,8 @@ export interface NewRun {
   /** The server process that runs it; recovery uses it to find runs that died with a restart. */
   instanceId: string;
   startedAt: number;
+  /** JSON-RPC id of the MCP request that started it (notifications/cancelled names it). */
+  mcpRequestId?: string | null;
 }
 
 export interface RunStore {
@@ -37,6 +40,13 @@ export interface RunStore {
   get(id: string): Promise<{ id: string; status: RunStatus; instanceId: string } | null>;
   /** Runs still marked running (candidates for recovery). */
   listRunning(): Promise<{ id: string; instanceId: string }[]>;
-  /** running -> error with kind "internal" (the process that ran it is gone). CAS on status. */
-  markAbandoned(id: string, message: string, finishedAt: number): Promise<boolean>;
+  /**
+   * running -> interrupted (the process that ran it is gone). CAS on status. The stored envelope
+   * lists the calls the audit recorded for the run, each with whether its impl completed.
+   */
+  markInterrupted(id: string, message: string, finishedAt: number): Promise<boolean>;
+  /** Ask for a running run to be cancelled wherever it runs; false when it is not running. */
+  requestCancel(id: string, at: number): Promise<boolean>;
+  /** Which of these running runs someone asked to cancel. */
+  cancelRequested(ids: string[]): Promise<string[]>;
 }

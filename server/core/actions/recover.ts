@@ -1,11 +1,15 @@
 /**
- * Recovery after a restart: runs left "running" by a process that is gone are marked failed, and
- * approvals whose run no longer exists or no longer runs are expired, so they can never execute
- * later.
+ * Recovery after a restart: runs left "running" by a process that is gone are marked
+ * `interrupted` (their envelope lists the calls the audit saw), approvals whose run no longer
+ * exists or no longer runs are expired, and allowed approvals nobody used become `abandoned`, so
+ * none of them can execute later and every row says what happened.
  */
 import type { ApprovalService } from "../gate/approvals";
 import type { Clock } from "../gate/ports";
 import type { RunStore } from "./ports";
+
+export const INTERRUPTED_MESSAGE =
+  "the server process running this action stopped before it finished; `calls` lists what the audit recorded (outcome `unknown`: the call was let through but never reported back, so its side effect may have happened)";
 
 export interface RecoveryDeps {
   runs: RunStore;
@@ -21,20 +25,14 @@ export interface RecoveryDeps {
 
 export async function recoverAfterRestart(
   deps: RecoveryDeps,
-): Promise<{ runsAbandoned: number; approvalsExpired: number }> {
+): Promise<{ runsInterrupted: number; approvalsExpired: number }> {
   const alive = async (instanceId: string) =>
     instanceId === deps.instanceId || (deps.isInstanceAlive ? await deps.isInstanceAlive(instanceId) : false);
-  let runsAbandoned = 0;
+  let runsInterrupted = 0;
   for (const run of await deps.runs.listRunning()) {
     if (await alive(run.instanceId)) continue;
-    if (
-      await deps.runs.markAbandoned(
-        run.id,
-        "the server process running this action stopped",
-        deps.clock.now(),
-      )
-    ) {
-      runsAbandoned += 1;
+    if (await deps.runs.markInterrupted(run.id, INTERRUPTED_MESSAGE, deps.clock.now())) {
+      runsInterrupted += 1;
     }
   }
   const approvalsExpired = await deps.approvals.recover(
@@ -44,5 +42,5 @@ export async function recoverAfterRestart(
     },
     { includeDirectCalls: deps.startup === true },
   );
-  return { runsAbandoned, approvalsExpired };
+  return { runsInterrupted, approvalsExpired };
 }

@@ -304,7 +304,7 @@ export default async (input) => { const a = await save({ data_base64: input.png 
       sessionGrantable: true,
     });
     const result = await engine.recover();
-    expect(result).toEqual({ runsAbandoned: 1, approvalsExpired: 1 });
+    expect(result).toEqual({ runsInterrupted: 1, approvalsExpired: 1 });
     expect(ports.approvals.all.get(record.id)?.status).toBe("expired");
     await expect(
       engine.approvals.decide({

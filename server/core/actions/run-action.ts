@@ -27,7 +27,14 @@ export interface ActionRunnerDeps extends InvokeDeps {
   /** Defaults for actions (under the ceilings). */
   limits?: Partial<SandboxLimits>;
   maxCodeChars?: number;
+  /**
+   * How often, while runs are active here, the run store is asked whether someone (maybe on
+   * another instance) requested a cancel. A push channel calls `checkCancels()` sooner.
+   */
+  cancelPollMs?: number;
 }
+
+export const DEFAULT_CANCEL_POLL_MS = 500;
 
 export interface RunActionInput {
   code: string;
@@ -41,6 +48,8 @@ export interface RunActionInput {
   onEvent?: (event: EngineEvent) => void;
   /** Cancels the run (e.g. the client went away); pending approvals of the run expire. */
   signal?: AbortSignal;
+  /** JSON-RPC id of the MCP request, so a notifications/cancelled on any instance finds the run. */
+  mcpRequestId?: string;
 }
 
 export interface ActionRunResult {
@@ -62,12 +71,51 @@ export interface ActionRunner {
   invoke(input: DirectInvokeInput): Promise<{ value: unknown; run: EngineRun }>;
   /** A run context for several direct calls sharing one run id (tests, helpers). */
   createDirectRun(input: Omit<DirectInvokeInput, "name" | "args">): EngineRun;
+  /** Aborts a run if it runs in this process; false otherwise. */
+  abortLocal(runId: string, reason: string): boolean;
+  /** Aborts the local runs someone asked (through the run store) to cancel. */
+  checkCancels(): Promise<void>;
 }
 
 export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
   const newId = deps.newId ?? randomUUID;
   const baseLimits = resolveLimits(deps.limits);
   const maxCodeChars = deps.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS;
+  const cancelPollMs = deps.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS;
+  /** Runs of this process, by id: the handle a cancel from anywhere aborts. */
+  const active = new Map<string, AbortController>();
+  let cancelTimer: ReturnType<typeof setTimeout> | undefined;
+  let checking = false;
+
+  function abortLocal(runId: string, reason: string): boolean {
+    const controller = active.get(runId);
+    if (!controller) return false;
+    controller.abort(new Error(reason));
+    return true;
+  }
+
+  async function checkCancels(): Promise<void> {
+    if (checking || active.size === 0) return;
+    checking = true;
+    try {
+      for (const id of await deps.runs.cancelRequested([...active.keys()])) {
+        abortLocal(id, "the run was cancelled");
+      }
+    } catch {
+      // Retried on the next tick; a cancel is never lost, only late.
+    } finally {
+      checking = false;
+    }
+  }
+
+  function scheduleCancelCheck(): void {
+    if (cancelTimer || active.size === 0) return;
+    cancelTimer = setTimeout(() => {
+      cancelTimer = undefined;
+      void checkCancels().finally(scheduleCancelCheck);
+    }, cancelPollMs);
+    cancelTimer.unref?.();
+  }
 
   async function publish(event: EngineEvent, local?: (event: EngineEvent) => void): Promise<void> {
     try {
@@ -96,6 +144,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
         mode: session.mode,
         instanceId: deps.instanceId,
         startedAt,
+        ...(input.mcpRequestId ? { mcpRequestId: input.mcpRequestId } : {}),
       }),
       publish(
         {
@@ -116,6 +165,8 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const ended = new AbortController();
     const onOuterAbort = () => ended.abort(input.signal?.reason);
     input.signal?.addEventListener("abort", onOuterAbort, { once: true });
+    active.set(runId, ended);
+    scheduleCancelCheck();
     const controls = new Set<HostCallControl>();
     const engineRun = createEngineRun(deps, {
       runId,
@@ -144,6 +195,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       });
     } finally {
       ended.abort(RUN_ENDED);
+      active.delete(runId);
       input.signal?.removeEventListener("abort", onOuterAbort);
     }
 
@@ -248,6 +300,8 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
   return {
     run,
     createDirectRun,
+    abortLocal,
+    checkCancels,
     async invoke(input) {
       const engineRun = createDirectRun(input);
       const value = await engineRun.invoke(input.name, input.args);

@@ -19,6 +19,12 @@ export interface CallRecord {
   decision: GateVerdict | "invalid";
   reason?: string;
   ms: number;
+  /**
+   * Only in the envelope of an interrupted run, read back from the audit: whether the impl
+   * finished (`completed`/`failed`), was let through but never reported back (`unknown`: its side
+   * effect may or may not have happened), or never ran (`not_run`: the gate said no).
+   */
+  outcome?: "completed" | "failed" | "unknown" | "not_run";
 }
 
 export interface InvokeDeps {

@@ -2,7 +2,9 @@
  * Human approvals: request (a pending row + live event), wait (poll the store every ~200 ms and
  * wake early on a local decision, so a decision taken on another instance is seen), decide
  * (compare-and-set), consume (single use, bound to the argument hash), expire, and recovery after
- * a restart. All state is in the ApprovalStore; memory only holds wake-up callbacks.
+ * a restart. All state is in the ApprovalStore; memory only holds wake-up callbacks. Every row
+ * ends in a terminal state: a request whose run is gone is never `allowed` (deciding it answers
+ * CONFLICT), and an allowed request whose run died before using it becomes `abandoned`.
  */
 
 import type { ArgsSnapshot } from "../capabilities/snapshot";
@@ -21,6 +23,10 @@ import type {
 
 export const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
 export const DEFAULT_APPROVAL_POLL_MS = 200;
+/** What a person who answers too late is told (the console and tRPC show it as is). */
+export const RUN_GONE_REASON = "the action ended before it could be approved";
+export const ABANDONED_REASON =
+  "the server process running the action stopped before the approved call ran; nothing was executed";
 
 export const APPROVAL_ANSWERS = ["once", "session", "deny"] as const;
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
@@ -67,6 +73,8 @@ export interface ApprovalService {
   ): Promise<number>;
   /** Wake waiters of `id` now (call it when another instance's decision event arrives). */
   wake(id: string): void;
+  /** Expire the pending approvals of one run at once (the run was cancelled); returns how many. */
+  expireForRun(runId: string, reason: string): Promise<number>;
 }
 
 export interface ApprovalServiceDeps {
@@ -76,6 +84,21 @@ export interface ApprovalServiceDeps {
   clock: Clock;
   ttlMs?: number;
   pollMs?: number;
+  /**
+   * Whether the run that asked still runs on a live instance. `decide` refuses (CONFLICT) to
+   * answer for a run that is gone, so nobody is told "allowed" for a call that will never run.
+   */
+  isRunAlive?: (runId: string) => Promise<boolean>;
+}
+
+const DIRECT_CALL_STALE_MS = 60_000;
+
+/** "approval x is already denied" — or, for a row closed by recovery or a cancel, why it ended. */
+function endedMessage(record: ApprovalRecord): string {
+  if (record.endReason && (record.status === "expired" || record.status === "abandoned")) {
+    return `approval ${record.id} is ${record.status}: ${record.endReason}`;
+  }
+  return `approval ${record.id} is already ${record.status}`;
 }
 
 export function createApprovalService(deps: ApprovalServiceDeps): ApprovalService {
@@ -93,13 +116,18 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     fail(error: unknown): void;
   }
 
-  async function publishExpired(record: ApprovalRecord, local?: (event: EngineEvent) => void): Promise<void> {
+  async function publishExpired(
+    record: ApprovalRecord,
+    local?: (event: EngineEvent) => void,
+    reason?: string,
+  ): Promise<void> {
     const event: EngineEvent = {
       type: "approval.expired",
       approvalId: record.id,
       runId: record.runId,
       sessionId: record.sessionId,
       capability: record.capability,
+      ...(reason ? { reason } : {}),
       at: deps.clock.now(),
     };
     local?.(event);
@@ -139,7 +167,8 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     const aborted = [...set].every((w) => w.signal.aborted);
     if (current.status === "pending" && (aborted || deps.clock.now() >= current.expiresAt)) {
       // Time is up, or every run that waited is gone: the request can never run later.
-      if (await deps.store.expire(id)) await publishExpired(current, [...set][0]?.local);
+      const reason = aborted ? RUN_GONE_REASON : undefined;
+      if (await deps.store.expire(id, reason)) await publishExpired(current, [...set][0]?.local, reason);
       current = (await deps.store.get(id)) ?? { ...current, status: "expired" };
     }
     if (current.status === "pending") return;
@@ -301,8 +330,13 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       if (decidedBy.apiKeyId && record.apiKeyId && decidedBy.apiKeyId === record.apiKeyId) {
         throw new AppError("FORBIDDEN", "an API key cannot answer its own approval requests");
       }
-      if (record.status !== "pending") {
-        throw new AppError("CONFLICT", `approval ${approvalId} is already ${record.status}`);
+      if (record.status !== "pending") throw new AppError("CONFLICT", endedMessage(record));
+      if (record.runId !== null && deps.isRunAlive && !(await deps.isRunAlive(record.runId))) {
+        // The run died (or finished) before anyone answered: close the row, never say "allowed".
+        if (await deps.store.expire(approvalId, RUN_GONE_REASON)) {
+          await publishExpired(record, undefined, RUN_GONE_REASON);
+        }
+        throw new AppError("CONFLICT", `approval ${approvalId}: ${RUN_GONE_REASON}`);
       }
       const now = deps.clock.now();
       const scope: ApprovalScope | null = answer === "deny" ? null : answer;
@@ -313,8 +347,12 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       );
       if (!won) {
         const latest = await deps.store.get(approvalId);
-        const state = latest?.status === "pending" ? "expired" : (latest?.status ?? "gone");
-        throw new AppError("CONFLICT", `approval ${approvalId} is already ${state}`);
+        throw new AppError(
+          "CONFLICT",
+          latest
+            ? endedMessage({ ...latest, status: latest.status === "pending" ? "expired" : latest.status })
+            : `approval ${approvalId} is gone`,
+        );
       }
       const grant =
         answer === "session"
@@ -368,12 +406,49 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
         if (waiters.has(record.id)) continue;
         if (record.runId === null && !options.includeDirectCalls && record.expiresAt > deps.clock.now())
           continue;
-        const alive =
-          record.runId !== null && record.expiresAt > deps.clock.now() && (await isRunAlive(record.runId));
+        const timedOut = record.expiresAt <= deps.clock.now();
+        const alive = record.runId !== null && !timedOut && (await isRunAlive(record.runId));
         if (alive) continue;
-        if (await deps.store.expire(record.id)) {
+        const reason = timedOut ? undefined : RUN_GONE_REASON;
+        if (await deps.store.expire(record.id, reason)) {
           count += 1;
-          await publishExpired(record);
+          await publishExpired(record, undefined, reason);
+        }
+      }
+      // Allowed but never used: the waiter died between the decision and the consume.
+      for (const record of await deps.store.listAllowedUnconsumed()) {
+        if (waiters.has(record.id)) continue;
+        if (record.runId === null) {
+          // A direct call's waiter consumes within moments; only a long-stale one is surely dead.
+          const stale = (record.decidedAt ?? 0) < deps.clock.now() - DIRECT_CALL_STALE_MS;
+          if (!options.includeDirectCalls || !stale) continue;
+        } else if (await isRunAlive(record.runId)) {
+          continue;
+        }
+        if (await deps.store.abandon(record.id, ABANDONED_REASON)) {
+          count += 1;
+          await deps.events.publish({
+            type: "approval.abandoned",
+            approvalId: record.id,
+            runId: record.runId,
+            sessionId: record.sessionId,
+            capability: record.capability,
+            reason: ABANDONED_REASON,
+            at: deps.clock.now(),
+          });
+        }
+      }
+      return count;
+    },
+
+    async expireForRun(runId, reason) {
+      let count = 0;
+      for (const record of await deps.store.listPending()) {
+        if (record.runId !== runId) continue;
+        if (await deps.store.expire(record.id, reason)) {
+          count += 1;
+          await publishExpired(record, undefined, reason);
+          wake(record.id);
         }
       }
       return count;

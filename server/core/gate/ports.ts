@@ -35,7 +35,8 @@ export interface GrantStore {
   create(grant: Omit<SessionGrant, "id" | "createdAt">): Promise<SessionGrant>;
 }
 
-export type ApprovalStatus = "pending" | "allowed" | "denied" | "expired";
+/** `abandoned`: allowed, but the run that asked died before it used the approval (nothing ran). */
+export type ApprovalStatus = "pending" | "allowed" | "denied" | "expired" | "abandoned";
 export type ApprovalScope = "once" | "session";
 
 export interface ApprovalRecord {
@@ -64,11 +65,13 @@ export interface ApprovalRecord {
   sessionGrantable: boolean;
   /** Set when a session grant given on a sibling request of the same session answered this one. */
   grantId: string | null;
+  /** Why it expired or was abandoned, when that was not simply the TTL. */
+  endReason: string | null;
 }
 
 export type NewApproval = Omit<
   ApprovalRecord,
-  "id" | "status" | "scope" | "decidedById" | "decidedAt" | "consumedAt" | "createdAt" | "grantId"
+  "id" | "status" | "scope" | "decidedById" | "decidedAt" | "consumedAt" | "createdAt" | "grantId" | "endReason"
 >;
 
 /** All state changes are compare-and-set; `false` means another writer got there first. */
@@ -91,9 +94,13 @@ export interface ApprovalStore {
   ): Promise<boolean>;
   /** allowed and not yet consumed and `argsHash` matches -> consumedAt = now. Single use. */
   consume(id: string, argsHash: string, now: number): Promise<boolean>;
-  /** pending -> expired (expiry, or the run that asked is gone). */
-  expire(id: string): Promise<boolean>;
+  /** pending -> expired (expiry, or the run that asked is gone), with the reason when there is one. */
+  expire(id: string, reason?: string): Promise<boolean>;
+  /** allowed and not consumed -> abandoned (the run died before it used the approval). */
+  abandon(id: string, reason: string): Promise<boolean>;
   listPending(): Promise<ApprovalRecord[]>;
+  /** Allowed approvals not yet consumed (recovery abandons those whose run is gone). */
+  listAllowedUnconsumed(): Promise<ApprovalRecord[]>;
 }
 
 export type GateVerdict = "allow" | "deny" | "blocked";
@@ -201,6 +208,17 @@ export type EngineEvent =
       runId: string | null;
       sessionId: string;
       capability: string;
+      /** Set when it did not simply time out (the run ended or was cancelled). */
+      reason?: string;
+      at: number;
+    }
+  | {
+      type: "approval.abandoned";
+      approvalId: string;
+      runId: string | null;
+      sessionId: string;
+      capability: string;
+      reason: string;
       at: number;
     };
 

@@ -5,7 +5,7 @@
 
 import type { EnginePorts } from "../actions/engine";
 import type { ObservationEnvelope } from "../actions/envelope";
-import type { RunStore } from "../actions/ports";
+import type { RunStatus, RunStore } from "../actions/ports";
 import type { AssetStore, StoredAsset } from "../capabilities/ports";
 import type {
   ApprovalRecord,
@@ -33,7 +33,13 @@ export interface MemoryPorts extends EnginePorts {
   runs: RunStore & {
     all: Map<
       string,
-      { id: string; status: "running" | "ok" | "error"; instanceId: string; envelope?: ObservationEnvelope }
+      {
+        id: string;
+        status: RunStatus;
+        instanceId: string;
+        envelope?: ObservationEnvelope;
+        cancelRequestedAt?: number;
+      }
     >;
   };
   assets: AssetStore & { all: (StoredAsset & { userId: string | null; bytes: Uint8Array })[] };
@@ -86,6 +92,7 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
         consumedAt: null,
         createdAt: clock.now(),
         grantId: null,
+        endReason: null,
       };
       approvalRows.set(row.id, row);
       return { ...row };
@@ -112,14 +119,27 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
       row.consumedAt = now;
       return true;
     },
-    async expire(id) {
+    async expire(id, reason) {
       const row = approvalRows.get(id);
       if (row?.status !== "pending") return false;
       row.status = "expired";
+      row.endReason = reason ?? null;
+      return true;
+    },
+    async abandon(id, reason) {
+      const row = approvalRows.get(id);
+      if (row?.status !== "allowed" || row.consumedAt !== null) return false;
+      row.status = "abandoned";
+      row.endReason = reason;
       return true;
     },
     async listPending() {
       return [...approvalRows.values()].filter((r) => r.status === "pending").map((r) => ({ ...r }));
+    },
+    async listAllowedUnconsumed() {
+      return [...approvalRows.values()]
+        .filter((r) => r.status === "allowed" && r.consumedAt === null)
+        .map((r) => ({ ...r }));
     },
   };
 
@@ -164,11 +184,40 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
         .filter((r) => r.status === "running")
         .map((r) => ({ id: r.id, instanceId: r.instanceId }));
     },
-    async markAbandoned(id) {
+    async markInterrupted(id, message) {
       const row = runRows.get(id);
       if (row?.status !== "running") return false;
-      row.status = "error";
+      row.status = "interrupted";
+      const calls = decisions.all
+        .filter((d) => d.runId === id)
+        .map((d) => ({
+          capability: d.capability,
+          category: d.category,
+          decision: d.decision,
+          ms: d.ms,
+          outcome: d.decision === "allow" ? ("unknown" as const) : ("not_run" as const),
+        }));
+      row.envelope = {
+        ok: false,
+        error: { kind: "interrupted", message },
+        logs: [],
+        calls,
+        images: [],
+        durationMs: 0,
+      };
       return true;
+    },
+    async requestCancel(id, at) {
+      const row = runRows.get(id);
+      if (row?.status !== "running") return false;
+      row.cancelRequestedAt ??= at;
+      return true;
+    },
+    async cancelRequested(ids) {
+      return ids.filter((id) => {
+        const row = runRows.get(id);
+        return row?.status === "running" && row.cancelRequestedAt !== undefined;
+      });
     },
   };
 

@@ -36,6 +36,7 @@ const approvalSelect = {
   createdAt: true,
   sessionGrantable: true,
   grantId: true,
+  endReason: true,
 } as const;
 
 type ApprovalRow = Prisma.ApprovalGetPayload<{ select: typeof approvalSelect }>;
@@ -91,15 +92,29 @@ export function createPrismaApprovalStore(db: Db): ApprovalStore {
       });
       return count === 1;
     },
-    async expire(id) {
+    async expire(id, reason) {
       const { count } = await db.approval.updateMany({
         where: { id, status: "pending" },
-        data: { status: "expired" },
+        data: { status: "expired", endReason: reason ?? null },
+      });
+      return count === 1;
+    },
+    async abandon(id, reason) {
+      const { count } = await db.approval.updateMany({
+        where: { id, status: "allowed", consumedAt: null },
+        data: { status: "abandoned", endReason: reason },
       });
       return count === 1;
     },
     async listPending() {
       const rows = await db.approval.findMany({ where: { status: "pending" }, select: approvalSelect });
+      return rows.map(toRecord);
+    },
+    async listAllowedUnconsumed() {
+      const rows = await db.approval.findMany({
+        where: { status: "allowed", consumedAt: null },
+        select: approvalSelect,
+      });
       return rows.map(toRecord);
     },
   };

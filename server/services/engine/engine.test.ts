@@ -188,6 +188,6 @@ describe("engine over Prisma", () => {
     });
     await restarted.shutdown();
     expect((await db.approval.findUniqueOrThrow({ where: { id: approval.id } })).status).toBe("expired");
-    expect((await db.actionRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("error");
+    expect((await db.actionRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("interrupted");
   });
 });

@@ -2,8 +2,10 @@
  * Composition root of the engine for the server: Prisma-backed ports, the sandbox pool, the
  * modules and module sources, and the database's effective categories, composed by createEngine
  * (server/core/actions/engine.ts). One engine per process, kept on globalThis like the Prisma
- * client. On first use it recovers runs and approvals left by a previous process, records the
- * fixed modules' capabilities, then keeps a heartbeat and sweeps expired approvals.
+ * client. On first use it retires the heartbeat rows of earlier boots on its address, recovers
+ * runs and approvals left by processes that are gone, records the fixed modules' capabilities,
+ * then keeps a heartbeat and sweeps. On PostgreSQL the instance channel (LISTEN/NOTIFY) wakes
+ * approval waiters, cancels and event tails on every instance at once; polling stays the fallback.
  *
  * The seams for a new kind of capability: a fixed module is a ModuleFactory in `modules`; a set
  * that changes at run time (rows in the database, external servers) is a ModuleSource in
@@ -24,14 +26,24 @@ import {
   createSkillsModule,
   type SkillStore,
 } from "../../core/skills";
-import { type Db, getDb } from "../../db";
+import { type Db, dbTarget, getDb } from "../../db";
 import { loadEnv } from "../../env";
 import { createMcpModuleSource, type McpModuleSource } from "../mcp-servers";
 import { recordRegistryCapabilities } from "../registry-capabilities";
 import { createPrismaSkillStore } from "../skills";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
-import { HEARTBEAT_MS, heartbeat, isInstanceAlive, newInstanceId, pruneInstances } from "./instances";
+import { type InstanceChannel, processChannel } from "./instance-channel";
+import {
+  createLivenessCheck,
+  DEFAULT_HEARTBEAT_MS,
+  heartbeat,
+  instanceAddress,
+  instanceTimeoutMs,
+  newInstanceId,
+  pruneInstances,
+  retirePredecessors,
+} from "./instances";
 import {
   createOutboxPublisher,
   createPrismaAssetStore,
@@ -57,17 +69,56 @@ export interface ServerEngine extends Engine {
  * Ports over the database; audit writes of the same tick share one batch transaction. Events go
  * straight into the Event outbox table, which every EventBus tails.
  */
-export function createPrismaPorts(db: Db): EnginePorts {
+export function createPrismaPorts(db: Db, channel?: InstanceChannel): EnginePorts {
   const batch = createWriteBatcher(db);
+  const approvals = createPrismaApprovalStore(db);
+  const runs = createPrismaRunStore(db, batch);
+  const events = createOutboxPublisher(db, batch);
   return {
     rules: createPrismaRuleSource(db),
     grants: createPrismaGrantStore(db),
-    approvals: createPrismaApprovalStore(db),
+    approvals: channel ? announceApprovals(approvals, channel) : approvals,
     decisions: createPrismaDecisionSink(db, batch),
-    events: createOutboxPublisher(db, batch),
-    runs: createPrismaRunStore(db, batch),
+    events: channel
+      ? {
+          async publish(event) {
+            await events.publish(event);
+            channel.notify("event");
+          },
+        }
+      : events,
+    runs: channel
+      ? {
+          ...runs,
+          async requestCancel(id, at) {
+            const requested = await runs.requestCancel(id, at);
+            if (requested) channel.notify("cancel", id);
+            return requested;
+          },
+        }
+      : runs,
     assets: createPrismaAssetStore(db),
     clock: systemClock,
+  };
+}
+
+/** Every committed change of an approval's state is announced, so its waiter wakes at once. */
+function announceApprovals(
+  store: EnginePorts["approvals"],
+  channel: InstanceChannel,
+): EnginePorts["approvals"] {
+  const announced =
+    <A extends unknown[]>(change: (id: string, ...rest: A) => Promise<boolean>) =>
+    async (id: string, ...rest: A) => {
+      const won = await change(id, ...rest);
+      if (won) channel.notify("approval", id);
+      return won;
+    };
+  return {
+    ...store,
+    decide: announced(store.decide),
+    expire: announced(store.expire),
+    abandon: announced(store.abandon),
   };
 }
 
@@ -85,12 +136,23 @@ export interface ServerEngineOptions {
   extraSources?: ModuleSource[];
   /** Where `toolstore/skills`, store.list and the MCP resources read skills; default: the database. */
   skills?: SkillStore;
+  /** host:port this process serves on (instanceAddress): a restart there retires its predecessors. */
+  address?: string;
+  /** Heartbeat period; an instance silent for two and a half of them is dead. */
+  heartbeatMs?: number;
+  /** The push channel between instances (LISTEN/NOTIFY on PostgreSQL); none: polling only. */
+  channel?: InstanceChannel;
+  cancelPollMs?: number;
+  approvalPollMs?: number;
 }
 
 /** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
 export async function startServerEngine(options: ServerEngineOptions): Promise<ServerEngine> {
-  const { db } = options;
+  const { db, channel } = options;
   const instanceId = options.instanceId ?? newInstanceId();
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const timeoutMs = instanceTimeoutMs(heartbeatMs);
+  const alive = createLivenessCheck(db, timeoutMs);
   const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
   const runtimes: BindingRuntimes = { typescript: pool };
   const skills = options.skills ?? createPrismaSkillStore(db);
@@ -110,7 +172,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     () => [createSkillsModule({ store: skills, javascript: skillScripts })],
     ...(options.extraModules ?? []),
   ];
-  const ports = options.ports ?? createPrismaPorts(db);
+  const ports = options.ports ?? createPrismaPorts(db, channel);
   // External MCP servers; engine.close() (and so shutdown) stops their processes.
   const mcp = createMcpModuleSource({ db, assets: ports.assets });
   const sources: ModuleSource[] = [
@@ -122,6 +184,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const engine = createEngine({
     ports,
     instanceId,
+    isInstanceAlive: alive,
     pool,
     modules,
     sources,
@@ -129,14 +192,38 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     categories: createCapabilityCategoryLookup(db),
     ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
     ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
+    ...(options.approvalPollMs ? { approvalPollMs: options.approvalPollMs } : {}),
+    ...(options.cancelPollMs ? { cancelPollMs: options.cancelPollMs } : {}),
   });
   engineRef = engine;
+  const unsubscribe = channel
+    ? [
+        channel.on("approval", (id) => engine.approvals.wake(id)),
+        channel.on("cancel", () => void engine.checkCancels()),
+      ]
+    : [];
 
-  await heartbeat(db, instanceId);
-  const alive = (id: string) => isInstanceAlive(db, id);
+  const address = options.address ?? null;
+  await heartbeat(db, instanceId, { address });
+  if (address) await retirePredecessors(db, instanceId, address);
   await engine.recover(alive, { startup: true });
   // Built-in capabilities have rows from the start, so every page counts and lists the same set.
   await recordRegistryCapabilities(db, await engine.registry.modules());
+
+  // The heartbeat has its own timer: a slow sweep must never make a live instance look dead.
+  let beating = false;
+  const beat = setInterval(() => {
+    if (beating) return;
+    beating = true;
+    heartbeat(db, instanceId, { address })
+      .catch((error: unknown) => {
+        console.error(`engine: heartbeat failed: ${error instanceof Error ? error.message : error}`);
+      })
+      .finally(() => {
+        beating = false;
+      });
+  }, heartbeatMs);
+  beat.unref();
 
   let busy = false;
   const timer = setInterval(() => {
@@ -145,7 +232,6 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     // A failed sweep is retried on the next tick; the run paths never depend on it.
     void (async () => {
       try {
-        await heartbeat(db, instanceId);
         await engine.approvals.expireDue();
         await engine.recover(alive, { startup: false });
         await pruneInstances(db);
@@ -155,7 +241,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
         busy = false;
       }
     })();
-  }, HEARTBEAT_MS);
+  }, heartbeatMs);
   timer.unref();
 
   return {
@@ -165,6 +251,8 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     skills,
     async shutdown() {
       clearInterval(timer);
+      clearInterval(beat);
+      for (const off of unsubscribe) off();
       await engine.close();
       await Promise.allSettled(Object.values(runtimes).map((r) => (r === pool ? undefined : r?.close())));
       await pool.close();
@@ -184,6 +272,9 @@ export function getEngine(): Promise<ServerEngine> {
       httpAllowedHosts: env.TOOLSTORE_HTTP_ALLOWED_HOSTS,
       actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
       approvalTtlMs: Math.round(env.TOOLSTORE_APPROVAL_TTL_MINUTES * 60_000),
+      address: instanceAddress(env.HOST, env.PORT),
+      heartbeatMs: env.TOOLSTORE_HEARTBEAT_MS,
+      channel: processChannel(dbTarget()),
     });
     holder.__toolstoreEngine = started;
     started.catch(() => {

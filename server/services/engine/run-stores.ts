@@ -4,7 +4,9 @@
  */
 import type { ObservationEnvelope } from "../../core/actions/envelope";
 import type { RunStatus, RunStore } from "../../core/actions/ports";
+import type { CallRecord } from "../../core/capabilities/invoke";
 import type { AssetStore } from "../../core/capabilities/ports";
+import { isCategory } from "../../core/capabilities/registry";
 import { AppError } from "../../core/errors";
 import type { DecisionSink, EventPublisher, RuleSource } from "../../core/gate/ports";
 import { CONDITION_OPS, type PolicyRule, RULE_EFFECTS, type RuleCondition } from "../../core/gate/rules";
@@ -28,6 +30,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
             mode: run.mode,
             instanceId: run.instanceId,
             startedAt: new Date(run.startedAt),
+            mcpRequestId: run.mcpRequestId ?? null,
           },
           select: { id: true },
         }),
@@ -58,27 +61,86 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
     async listRunning() {
       return db.actionRun.findMany({ where: { status: "running" }, select: { id: true, instanceId: true } });
     },
-    async markAbandoned(id, message, finishedAt) {
+    async markInterrupted(id, message, finishedAt) {
+      const row = await db.actionRun.findUnique({ where: { id }, select: { startedAt: true } });
       const envelope: ObservationEnvelope = {
         ok: false,
-        error: { kind: "internal", message },
+        error: { kind: "interrupted", message },
         logs: [],
-        calls: [],
+        calls: await callsFromAudit(db, id),
         images: [],
-        durationMs: 0,
+        durationMs: row ? Math.max(0, finishedAt - row.startedAt.getTime()) : 0,
       };
       const { count } = await db.actionRun.updateMany({
         where: { id, status: "running" },
         data: {
-          status: "error",
-          errorKind: "internal",
+          status: "interrupted",
+          errorKind: "interrupted",
           envelope: JSON.stringify(envelope),
           finishedAt: new Date(finishedAt),
+          durationMs: Math.round(envelope.durationMs),
         },
       });
       return count === 1;
     },
+    async requestCancel(id, at) {
+      const { count } = await db.actionRun.updateMany({
+        where: { id, status: "running" },
+        data: { cancelRequestedAt: new Date(at) },
+      });
+      return count === 1;
+    },
+    async cancelRequested(ids) {
+      if (ids.length === 0) return [];
+      const rows = await db.actionRun.findMany({
+        where: { id: { in: ids }, status: "running", cancelRequestedAt: { not: null } },
+        select: { id: true },
+      });
+      return rows.map((r) => r.id);
+    },
   };
+}
+
+/**
+ * The calls of a run as the audit saw them: each gate decision row, and for the calls let through
+ * whether a `call.finished` event followed (the impl returned or threw). A call let through with
+ * no such event was in flight when the process died: its side effect may or may not have happened.
+ */
+async function callsFromAudit(db: Db, runId: string): Promise<CallRecord[]> {
+  const [decisions, finished] = await Promise.all([
+    db.gateDecisionRecord.findMany({
+      where: { runId },
+      orderBy: { createdAt: "asc" },
+      select: { capability: true, category: true, decision: true, reason: true, ms: true },
+    }),
+    db.event.findMany({
+      where: { type: "call.finished", payload: { contains: `"runId":${JSON.stringify(runId)}` } },
+      orderBy: { seq: "asc" },
+      select: { payload: true },
+    }),
+  ]);
+  // Finished calls in order, per capability: the n-th allowed call of a capability pairs with the n-th finish.
+  const finishes = new Map<string, boolean[]>();
+  for (const row of finished) {
+    const p = JSON.parse(row.payload) as { capability?: string; ok?: boolean };
+    if (typeof p.capability !== "string") continue;
+    finishes.set(p.capability, [...(finishes.get(p.capability) ?? []), p.ok === true]);
+  }
+  return decisions.map((d) => {
+    const line: CallRecord = {
+      capability: d.capability,
+      category: isCategory(d.category) ? d.category : null,
+      decision: d.decision as CallRecord["decision"],
+      ms: d.ms,
+      outcome: "not_run",
+    };
+    if (d.reason) line.reason = d.reason;
+    if (d.decision === "allow") {
+      const ok = finishes.get(d.capability)?.shift();
+      line.outcome = ok === undefined ? "unknown" : ok ? "completed" : "failed";
+    }
+    return line;
+  });
 }
 
 export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionSink {

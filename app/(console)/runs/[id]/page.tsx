@@ -13,6 +13,7 @@ import { ActionManifestView } from "../../_run/action-manifest";
 import { OutputPanes } from "../../_run/output-panes";
 import { Timeline } from "../../_run/timeline";
 import "../../workbench.css";
+import { InterruptedNote } from "../interrupted-note";
 import { StatusPill } from "../status-pill";
 import { RunLive } from "./run-live";
 
@@ -64,6 +65,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         </div>
       </div>
       {running && <RunLive runId={run.id} afterSeq={afterSeq} />}
+      {run.status === "interrupted" && <InterruptedNote envelope={run.envelope} />}
       <div className="run-grid">
         <section className="card" aria-labelledby="code-h">
           <h2 id="code-h">Action</h2>
