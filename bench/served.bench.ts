@@ -134,7 +134,8 @@ async function latencyAndThroughput(ours: Served, base: Served): Promise<BenchRe
   for (let round = 0; round < rounds; round++) {
     for (const n of [1, 8, 32]) {
       const perClient = Math.max(3, Math.round(scaled(160) / n));
-      const slot = (result[n] ??= { ours: [], base: [], oursS: 0, baseS: 0, fail: 0 });
+      result[n] ??= { ours: [], base: [], oursS: 0, baseS: 0, fail: 0 };
+      const slot = result[n];
       const order = round % 2 === 0 ? (["ours", "base"] as const) : (["base", "ours"] as const);
       for (const side of order) {
         const r = await load(
@@ -182,7 +183,8 @@ async function latencyAndThroughput(ours: Served, base: Served): Promise<BenchRe
       ["seq", TWO_SEQUENTIAL],
       ["par", TWO_PARALLEL],
     ] as const) {
-      const slot = (extra[name] ??= { ours: [], base: [] });
+      extra[name] ??= { ours: [], base: [] };
+      const slot = extra[name];
       slot.ours.push(...(await load(oursClients.slice(0, 1), perShape, code)).samples);
       slot.base.push(...(await load(baseClients.slice(0, 1), perShape, code)).samples);
     }
