@@ -9,7 +9,7 @@ import { AppError } from "../core/errors";
 import type { Db } from "../db";
 
 export const RUN_SURFACES = ["playground", "mcp", "cli", "console"] as const;
-export const RUN_STATUSES = ["running", "ok", "error"] as const;
+export const RUN_STATUSES = ["queued", "running", "ok", "error"] as const;
 const PAGE_SIZE = 50;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);

@@ -6,7 +6,8 @@
 import type { Mode, Surface } from "../capabilities/types";
 import type { ObservationEnvelope } from "./envelope";
 
-export type RunStatus = "running" | "ok" | "error";
+/** `queued`: waiting for a sandbox (fair share between keys); then `running` until it finishes. */
+export type RunStatus = "queued" | "running" | "ok" | "error";
 
 export interface NewRun {
   id: string;
@@ -34,9 +35,11 @@ export interface RunStore {
       finishedAt: number;
     },
   ): Promise<void>;
+  /** queued <-> running while the run waits for a sandbox (CAS on the unfinished statuses). */
+  setQueued(id: string, queued: boolean): Promise<void>;
   get(id: string): Promise<{ id: string; status: RunStatus; instanceId: string } | null>;
-  /** Runs still marked running (candidates for recovery). */
+  /** Runs still marked running or queued (candidates for recovery). */
   listRunning(): Promise<{ id: string; instanceId: string }[]>;
-  /** running -> error with kind "internal" (the process that ran it is gone). CAS on status. */
+  /** running/queued -> error with kind "internal" (the process that ran it is gone). CAS on status. */
   markAbandoned(id: string, message: string, finishedAt: number): Promise<boolean>;
 }

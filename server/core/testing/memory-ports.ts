@@ -5,7 +5,7 @@
 
 import type { EnginePorts } from "../actions/engine";
 import type { ObservationEnvelope } from "../actions/envelope";
-import type { RunStore } from "../actions/ports";
+import type { RunStatus, RunStore } from "../actions/ports";
 import type { AssetStore, StoredAsset } from "../capabilities/ports";
 import type {
   ApprovalRecord,
@@ -31,10 +31,7 @@ export interface MemoryPorts extends EnginePorts {
   decisions: DecisionSink & { all: DecisionRecord[] };
   events: EventPublisher & { all: EngineEvent[]; subscribe(fn: (e: EngineEvent) => void): () => void };
   runs: RunStore & {
-    all: Map<
-      string,
-      { id: string; status: "running" | "ok" | "error"; instanceId: string; envelope?: ObservationEnvelope }
-    >;
+    all: Map<string, { id: string; status: RunStatus; instanceId: string; envelope?: ObservationEnvelope }>;
   };
   assets: AssetStore & { all: (StoredAsset & { userId: string | null; bytes: Uint8Array })[] };
   clock: Clock;
@@ -154,18 +151,23 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
       if (keepEvents) row.envelope = result.envelope;
       else runRows.delete(id);
     },
+    async setQueued(id, queued) {
+      const row = runRows.get(id);
+      if (row && (row.status === "running" || row.status === "queued"))
+        row.status = queued ? "queued" : "running";
+    },
     async get(id) {
       const row = runRows.get(id);
       return row ? { id: row.id, status: row.status, instanceId: row.instanceId } : null;
     },
     async listRunning() {
       return [...runRows.values()]
-        .filter((r) => r.status === "running")
+        .filter((r) => r.status === "running" || r.status === "queued")
         .map((r) => ({ id: r.id, instanceId: r.instanceId }));
     },
     async markAbandoned(id) {
       const row = runRows.get(id);
-      if (row?.status !== "running") return false;
+      if (row?.status !== "running" && row?.status !== "queued") return false;
       row.status = "error";
       return true;
     },

@@ -66,7 +66,10 @@ export interface ServerEngineOptions {
   httpAllowedHosts?: string[];
   actionTimeoutMs?: number;
   approvalTtlMs?: number;
+  /** Sandbox pool sizing and fair share (server/core/sandbox/pool.ts). */
   workers?: number;
+  maxRunsPerKey?: number;
+  queueTimeoutMs?: number;
   /** More fixed modules (tests, canaries), beside the built-ins. */
   extraModules?: ModuleFactory[];
   /** More module sources, beside the toolsets. */
@@ -77,7 +80,11 @@ export interface ServerEngineOptions {
 export async function startServerEngine(options: ServerEngineOptions): Promise<ServerEngine> {
   const { db } = options;
   const instanceId = options.instanceId ?? newInstanceId();
-  const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
+  const pool = createSandboxPool({
+    ...(options.workers ? { workers: options.workers } : {}),
+    ...(options.maxRunsPerKey ? { maxRunsPerKey: options.maxRunsPerKey } : {}),
+    ...(options.queueTimeoutMs ? { queueTimeoutMs: options.queueTimeoutMs } : {}),
+  });
   const runtimes: BindingRuntimes = { typescript: pool };
   const modules: ModuleFactory[] = [
     builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
@@ -150,6 +157,9 @@ export function getEngine(): Promise<ServerEngine> {
       httpAllowedHosts: env.TOOLSTORE_HTTP_ALLOWED_HOSTS,
       actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
       approvalTtlMs: Math.round(env.TOOLSTORE_APPROVAL_TTL_MINUTES * 60_000),
+      ...(env.TOOLSTORE_SANDBOX_WORKERS ? { workers: env.TOOLSTORE_SANDBOX_WORKERS } : {}),
+      maxRunsPerKey: env.TOOLSTORE_SANDBOX_RUNS_PER_KEY,
+      queueTimeoutMs: env.TOOLSTORE_SANDBOX_QUEUE_TIMEOUT_MS,
     });
     holder.__toolstoreEngine = started;
     started.catch(() => {

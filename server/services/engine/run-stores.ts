@@ -47,6 +47,14 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         }),
       );
     },
+    async setQueued(id, queued) {
+      await batch.write(() =>
+        db.actionRun.updateMany({
+          where: { id, status: { in: ["running", "queued"] } },
+          data: { status: queued ? "queued" : "running" },
+        }),
+      );
+    },
     async get(id) {
       const row = await db.actionRun.findUnique({
         where: { id },
@@ -55,7 +63,10 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       return row ? { id: row.id, status: row.status as RunStatus, instanceId: row.instanceId } : null;
     },
     async listRunning() {
-      return db.actionRun.findMany({ where: { status: "running" }, select: { id: true, instanceId: true } });
+      return db.actionRun.findMany({
+        where: { status: { in: ["running", "queued"] } },
+        select: { id: true, instanceId: true },
+      });
     },
     async markAbandoned(id, message, finishedAt) {
       const envelope: ObservationEnvelope = {
@@ -67,7 +78,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         durationMs: 0,
       };
       const { count } = await db.actionRun.updateMany({
-        where: { id, status: "running" },
+        where: { id, status: { in: ["running", "queued"] } },
         data: {
           status: "error",
           errorKind: "internal",

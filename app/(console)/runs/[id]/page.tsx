@@ -37,7 +37,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       </div>
     );
   }
-  const running = run.status === "running";
+  const running = run.status === "running" || run.status === "queued";
   return (
     <>
       <nav aria-label="Breadcrumb" className="muted crumbs">
