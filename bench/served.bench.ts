@@ -46,7 +46,10 @@ interface Served {
 }
 
 function startServed(flavour: "toolstore" | "baseline", env: Record<string, string>): Promise<Served> {
-  const child = fork(path.resolve("bench/served-server.ts"), [flavour], {
+  // BENCH_SERVED_ROOT: serve ToolStore from another checkout (e.g. the commit before a change).
+  const root = flavour === "toolstore" ? path.resolve(process.env.BENCH_SERVED_ROOT ?? ".") : process.cwd();
+  const child = fork(path.join(root, "bench/served-server.ts"), [flavour], {
+    cwd: root,
     execArgv: ["--expose-gc", "--import", "tsx"],
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
@@ -107,7 +110,7 @@ async function load(clients: Client[], perClient: number, code: string) {
     clients.map(async (client) => {
       for (let i = 0; i < perClient; i++) {
         const t = performance.now();
-        const r = await execute(client, code);
+        const r = await execute(client, code).catch(() => ({ isError: true, ok: false }));
         samples.push(performance.now() - t);
         if (r.isError || r.ok === false) failures += 1;
       }
@@ -437,18 +440,28 @@ async function servedPath(): Promise<BenchReport[]> {
   const reports: BenchReport[] = [];
   const ours = await startServed("toolstore", env);
   const base = await startServed("baseline", {});
-  const note = (r: BenchReport) => {
-    reports.push(r);
-    console.error(`served bench: ${r.title} done`);
+  // A section that fails (e.g. requests time out) is reported as such; the others still run.
+  const section = async (name: string, run: () => Promise<BenchReport | BenchReport[]>) => {
+    if (!want(name)) return;
+    try {
+      const out = await run();
+      for (const r of Array.isArray(out) ? out : [out]) reports.push(r);
+    } catch (error) {
+      reports.push({
+        title: `${name}: FAILED`,
+        rows: [{ metric: "error", value: String(error instanceof Error ? error.message : error).slice(0, 200) }],
+      });
+    }
+    console.error(`served bench: ${name} done`);
   };
   try {
-    if (want("latency")) for (const r of await latencyAndThroughput(ours, base)) note(r);
+    await section("latency", () => latencyAndThroughput(ours, base));
     await stop(base);
-    if (want("memory")) note(await memoryAfterActions(ours));
-    if (want("fairness")) note(await fairness(ours));
-    if (want("parked")) note(await parkedApprovals(ours));
-    if (want("clients")) note(await manyClients(ours));
-    if (want("locked") && !pg) note(await lockedDatabase(ours, dbFile));
+    await section("memory", () => memoryAfterActions(ours));
+    await section("fairness", () => fairness(ours));
+    await section("parked", () => parkedApprovals(ours));
+    await section("clients", () => manyClients(ours));
+    if (!pg) await section("locked", () => lockedDatabase(ours, dbFile));
   } finally {
     await stop(ours);
     await stop(base);
