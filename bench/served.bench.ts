@@ -449,7 +449,9 @@ async function servedPath(): Promise<BenchReport[]> {
     } catch (error) {
       reports.push({
         title: `${name}: FAILED`,
-        rows: [{ metric: "error", value: String(error instanceof Error ? error.message : error).slice(0, 200) }],
+        rows: [
+          { metric: "error", value: String(error instanceof Error ? error.message : error).slice(0, 200) },
+        ],
       });
     }
     console.error(`served bench: ${name} done`);
