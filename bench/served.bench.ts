@@ -16,7 +16,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type Benchmark, type BenchReport, type BenchRow, ms, summarize } from "./harness";
+import { type Benchmark, type BenchReport, type BenchRow, ms, printReport, summarize } from "./harness";
 
 const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
 const scaled = (n: number, min = 1) => Math.max(min, Math.round(n * SCALE));
@@ -445,7 +445,11 @@ async function servedPath(): Promise<BenchReport[]> {
     if (!want(name)) return;
     try {
       const out = await run();
-      for (const r of Array.isArray(out) ? out : [out]) reports.push(r);
+      for (const r of Array.isArray(out) ? out : [out]) {
+        reports.push(r);
+        // Printed as soon as measured too, so a long run that is stopped keeps what it had.
+        printReport(r);
+      }
     } catch (error) {
       reports.push({
         title: `${name}: FAILED`,
