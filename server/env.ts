@@ -54,6 +54,12 @@ const envSchema = z.object({
   TOOLSTORE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Per-key MCP rate limit (requests per minute). */
   TOOLSTORE_MCP_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  /** Sandbox worker threads kept warm (the compute the pool plans on). Default: the CPU count. */
+  TOOLSTORE_SANDBOX_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+  /** Actions of one API key (or user) running at once, not counting approval waits. */
+  TOOLSTORE_SANDBOX_RUNS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** An action that waited this long for a sandbox fails with a clear timeout. */
+  TOOLSTORE_SANDBOX_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
 });
 

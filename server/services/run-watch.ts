@@ -73,7 +73,7 @@ export async function* watchRun(
   const bus = options.bus ?? getEventBus();
   const current = await db.actionRun.findUnique({ where: { id: runId }, select: { status: true } });
   const types = [...RUN_EVENT_TYPES] as string[];
-  if (current && current.status !== "running") {
+  if (current && current.status !== "running" && current.status !== "queued") {
     const rows = await db.event.findMany({
       where: { seq: { gt: afterSeq }, type: { in: types } },
       orderBy: { seq: "asc" },

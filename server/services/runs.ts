@@ -9,7 +9,7 @@ import { SURFACES } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 
-export const RUN_STATUSES = ["running", "ok", "error", "interrupted"] as const;
+export const RUN_STATUSES = ["queued", "running", "ok", "error", "interrupted"] as const;
 const PAGE_SIZE = 50;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);

@@ -6,8 +6,11 @@
 import type { Mode, Surface } from "../capabilities/types";
 import type { ObservationEnvelope } from "./envelope";
 
-/** `interrupted`: the server process running it died; its envelope lists the calls the audit saw. */
-export type RunStatus = "running" | "ok" | "error" | "interrupted";
+/**
+ * `queued`: waiting for a sandbox (fair share between keys); then `running` until it finishes.
+ * `interrupted`: the server process running it died; its envelope lists the calls the audit saw.
+ */
+export type RunStatus = "queued" | "running" | "ok" | "error" | "interrupted";
 
 export interface NewRun {
   id: string;
@@ -37,8 +40,10 @@ export interface RunStore {
       finishedAt: number;
     },
   ): Promise<void>;
+  /** queued <-> running while the run waits for a sandbox (CAS on the unfinished statuses). */
+  setQueued(id: string, queued: boolean): Promise<void>;
   get(id: string): Promise<{ id: string; status: RunStatus; instanceId: string } | null>;
-  /** Runs still marked running (candidates for recovery). */
+  /** Runs still marked running or queued (candidates for recovery). */
   listRunning(): Promise<{ id: string; instanceId: string }[]>;
   /**
    * running -> interrupted (the process that ran it is gone). CAS on status. The stored envelope

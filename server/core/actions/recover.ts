@@ -38,7 +38,9 @@ export async function recoverAfterRestart(
   const approvalsExpired = await deps.approvals.recover(
     async (runId) => {
       const run = await deps.runs.get(runId);
-      return run !== null && run.status === "running" && (await alive(run.instanceId));
+      return (
+        run !== null && (run.status === "running" || run.status === "queued") && (await alive(run.instanceId))
+      );
     },
     { includeDirectCalls: deps.startup === true },
   );

@@ -184,7 +184,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
 
     let envelope: ObservationEnvelope;
     try {
-      envelope = await execute(input, limits, engineRun, controls, ended.signal, startedAt);
+      envelope = await execute(runId, input, limits, engineRun, controls, ended.signal, startedAt);
     } catch (error) {
       envelope = buildEnvelope({
         error: { kind: "internal", message: `the engine failed: ${(error as Error).message}` },
@@ -226,6 +226,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
   }
 
   async function execute(
+    runId: string,
     input: RunActionInput,
     limits: SandboxLimits,
     engineRun: EngineRun,
@@ -255,6 +256,16 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       modules,
       limits,
       signal,
+      // Fair share is per API key, else per user (console, CLI), else per session.
+      fairnessKey: input.session.apiKeyId
+        ? `key:${input.session.apiKeyId}`
+        : input.session.userId
+          ? `user:${input.session.userId}`
+          : `session:${input.session.id}`,
+      onQueued: (queued) => {
+        // Shown as `queued` while the run waits for a sandbox; a failed write only loses the label.
+        deps.runs.setQueued(runId, queued).catch(() => {});
+      },
       onCall: async (name, argsJson, control) => {
         controls.add(control);
         try {

@@ -78,6 +78,14 @@ export interface RunActionRequest {
   /** Called for every capability call the guest makes; `argsJson` is the guest's one snapshot. */
   onCall(name: string, argsJson: string, control: HostCallControl): Promise<HostCallReply>;
   signal?: AbortSignal;
+  /**
+   * Who the run is for (an API key, a user): the unit of fair share. Keys are served round-robin,
+   * each with a cap on its running actions, and a worker only ever holds one key's runs at a time.
+   * Default: one shared key.
+   */
+  fairnessKey?: string;
+  /** Called when the run has to wait for a sandbox (and once it leaves the queue: `false`). */
+  onQueued?(queued: boolean): void;
 }
 
 export interface SandboxRunResult extends WorkerOutcome {
@@ -91,6 +99,10 @@ export interface SandboxPoolStats {
   workers: number;
   runningJobs: number;
   queuedJobs: number;
+  /** Running jobs whose clock is suspended (waiting for a human): memory, no compute slot. */
+  parkedJobs: number;
+  /** Queued runs that gave up because they waited longer than the queue timeout. */
+  queueTimeouts: number;
   /** Workers terminated by the watchdog or lost to a crash since the pool started. */
   workersReplaced: number;
   jobsStarted: number;
@@ -109,9 +121,24 @@ export interface SandboxPool extends BindingRuntime {
 }
 
 export interface SandboxPoolOptions {
-  /** Worker threads. Default: min(2, available CPUs). */
+  /** Worker threads kept warm: the compute the pool plans on. Default: the number of CPUs. */
   workers?: number;
-  /** Jobs running at once in one worker (each holds its own QuickJS module); more are queued. Default 64. */
+  /**
+   * Upper bound of worker threads. Beyond `workers`, a worker is added for a key that has none while
+   * every other worker is busy with other keys' runs, and retired again after it is idle. A key
+   * that holds no worker at all always gets one (so no key can starve another). Default 2 × workers.
+   */
+  maxWorkers?: number;
+  /** Workers one key may hold at once. Default: `workers`. */
+  maxWorkersPerKey?: number;
+  /**
+   * Runs of one key admitted at once (not counting those waiting for a human approval); more wait
+   * in that key's queue. Default 64.
+   */
+  maxRunsPerKey?: number;
+  /** A run that waited this long in the queue fails with a clear "timeout". Default 30 s. */
+  queueTimeoutMs?: number;
+  /** Jobs held at once by one worker (each holds its own QuickJS module). Default 1024. */
   maxJobsPerWorker?: number;
   /** Idle QuickJS modules kept per worker and memory size. Default 4. */
   warmModules?: number;
@@ -130,8 +157,13 @@ export interface SandboxPoolOptions {
 interface PendingJob {
   id: number;
   job: Job;
+  key: string;
   slot?: Slot;
   startedAt: number;
+  /** Clock suspensions in progress (approval waits): a parked job holds no compute slot. */
+  suspended: number;
+  queueTimer?: ReturnType<typeof setTimeout>;
+  onQueued?: (queued: boolean) => void;
   onCall: (name: string, json: string, control: HostCallControl) => Promise<HostCallReply>;
   done: AbortController;
   resolve(outcome: WorkerOutcome): void;
@@ -139,7 +171,12 @@ interface PendingJob {
 
 interface Slot {
   worker: Worker;
+  /** The one key whose jobs this worker holds, while it holds any. */
+  key: string | undefined;
   jobs: Map<number, PendingJob>;
+  /** Jobs that may be using the worker's thread now (started or replied to, not yet calling). */
+  computing: Set<number>;
+  idleSince: number;
   watchdogDeadline: Float64Array;
   watchdogIds: Int32Array;
   alive: boolean;
@@ -209,23 +246,33 @@ function encodeReply(reply: HostCallReply): { ok: boolean; json: string } {
 }
 
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
-  const workerCount = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-  const maxJobsPerWorker = options.maxJobsPerWorker ?? 64;
+  const workerCount = Math.max(1, options.workers ?? availableParallelism());
+  const maxWorkers = Math.max(workerCount, options.maxWorkers ?? 2 * workerCount);
+  const maxWorkersPerKey = Math.max(1, options.maxWorkersPerKey ?? workerCount);
+  const maxRunsPerKey = Math.max(1, options.maxRunsPerKey ?? 64);
+  const queueTimeoutMs = options.queueTimeoutMs ?? 30_000;
+  const maxJobsPerWorker = options.maxJobsPerWorker ?? 1024;
   const graceMs = options.watchdogGraceMs ?? 250;
   const baseLimits = resolveLimits(options.defaultLimits, DEFAULT_LIMITS);
   const entry = findWorkerEntry(options.workerEntry);
   const tsxApi = findTsxApi();
+  const idleRetireMs = 10_000;
 
   const slots: Slot[] = [];
-  const queue: PendingJob[] = [];
+  /** Queued jobs per key; the Map's order is the round-robin order (a served key moves to the end). */
+  const queues = new Map<string, PendingJob[]>();
+  /** Admitted (started, not parked, not ended) jobs per key. */
+  const admitted = new Map<string, number>();
+  let queuedCount = 0;
   let nextJobId = 0;
   let closed = false;
   let workersReplaced = 0;
   let startFailures = 0;
   let jobsStarted = 0;
   let disposeFailures = 0;
+  let queueTimeouts = 0;
 
-  function spawn(): Slot {
+  function spawn(key: string | undefined): Slot {
     const sab = new SharedArrayBuffer(WATCHDOG_BYTES);
     const init: WorkerInit & { entry: string; entryUrl: string; tsxApi: string } = {
       watchdog: sab,
@@ -245,7 +292,10 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     let markReady: () => void = () => {};
     const slot: Slot = {
       worker,
+      key,
       jobs: new Map(),
+      computing: new Set(),
+      idleSince: Date.now(),
       watchdogDeadline: new Float64Array(sab, 0, 1),
       watchdogIds: new Int32Array(sab),
       alive: true,
@@ -275,14 +325,17 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         break;
       case "call": {
         const job = slot.jobs.get(message.id);
-        if (job) void handleCall(slot, job, message.callId, message.name, message.json);
+        if (!job) break;
+        // The guest now waits for the host: its worker may take another run of the same key.
+        slot.computing.delete(job.id);
+        void handleCall(slot, job, message.callId, message.name, message.json);
+        if (slot.computing.size === 0) drain();
         break;
       }
       case "done": {
         const job = slot.jobs.get(message.id);
         if (!job) break;
-        slot.jobs.delete(message.id);
-        if (slot.jobs.size === 0) slot.worker.unref();
+        release(slot, job);
         settle(job, message.outcome);
         drain();
         break;
@@ -290,19 +343,49 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     }
   }
 
+  /** The job leaves its worker (done or cancelled): the worker may change hands once empty. */
+  function release(slot: Slot, job: PendingJob): void {
+    slot.jobs.delete(job.id);
+    slot.computing.delete(job.id);
+    if (job.suspended === 0) addAdmitted(job.key, -1);
+    if (slot.jobs.size === 0) {
+      slot.worker.unref();
+      slot.key = undefined;
+      slot.idleSince = Date.now();
+    }
+  }
+
+  function addAdmitted(key: string, delta: number): void {
+    const n = (admitted.get(key) ?? 0) + delta;
+    if (n <= 0) admitted.delete(key);
+    else admitted.set(key, n);
+  }
+
   async function handleCall(slot: Slot, job: PendingJob, callId: number, name: string, json: string) {
     let suspended = 0;
+    const resume = () => {
+      suspended -= 1;
+      job.suspended -= 1;
+      // Back from a human: it counts against its key's cap again.
+      if (job.suspended === 0 && slot.jobs.get(job.id) === job) addAdmitted(job.key, 1);
+      send(slot, { t: "clock", id: job.id, suspended: false });
+    };
     const control: HostCallControl = {
       signal: job.done.signal,
       suspendClock: () => {
         let open = true;
         suspended += 1;
+        job.suspended += 1;
+        // Waiting for a human costs memory, not compute: the key's cap no longer counts it.
+        if (job.suspended === 1 && slot.jobs.get(job.id) === job) {
+          addAdmitted(job.key, -1);
+          drain();
+        }
         send(slot, { t: "clock", id: job.id, suspended: true });
         return () => {
           if (!open) return;
           open = false;
-          suspended -= 1;
-          send(slot, { t: "clock", id: job.id, suspended: false });
+          resume();
         };
       },
     };
@@ -315,11 +398,9 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         error: { error: "internal", message: `host call failed: ${(error as Error).message}` },
       };
     }
-    while (suspended > 0) {
-      suspended -= 1;
-      send(slot, { t: "clock", id: job.id, suspended: false });
-    }
+    while (suspended > 0) resume();
     if (slot.jobs.get(job.id) !== job) return;
+    slot.computing.add(job.id);
     send(slot, { t: "reply", id: job.id, callId, ...encodeReply(reply) });
   }
 
@@ -328,10 +409,23 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   }
 
   function settle(job: PendingJob, outcome: WorkerOutcome): void {
+    if (job.queueTimer) clearTimeout(job.queueTimer);
     // A plain reason: abort() without one builds a DOMException with a stack, per job.
     job.done.abort(JOB_ENDED);
     disposeFailures += outcome.disposeFailures;
     job.resolve(outcome);
+  }
+
+  function failure(kind: SandboxError["kind"], message: string): WorkerOutcome {
+    return {
+      ok: false,
+      resultJson: null,
+      error: { kind, message },
+      logs: [],
+      logsDropped: 0,
+      countedMs: 0,
+      disposeFailures: 0,
+    };
   }
 
   function onExit(slot: Slot, code: number): void {
@@ -339,50 +433,36 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     slot.alive = false;
     const index = slots.indexOf(slot);
     if (index >= 0) slots.splice(index, 1);
-    for (const job of slot.jobs.values()) {
-      const error: SandboxError =
+    for (const job of [...slot.jobs.values()]) {
+      release(slot, job);
+      // A worker only holds one key's runs, so an overrun never takes down another key's run.
+      settle(
+        job,
         job.id === slot.overrunJobId
-          ? {
-              kind: "timeout",
-              message: `the run overran its deadline of ${job.job.limits.deadlineMs} ms inside a long built-in call; its sandbox was terminated`,
-            }
+          ? failure(
+              "timeout",
+              `the run overran its deadline of ${job.job.limits.deadlineMs} ms inside a long built-in call; its sandbox was terminated`,
+            )
           : slot.overrunJobId !== undefined
-            ? {
-                kind: "internal",
-                message: "the sandbox worker was replaced because another run overran its deadline",
-              }
-            : {
-                kind: "internal",
-                message: `the sandbox worker exited unexpectedly (code ${code}${slot.lastError ? `: ${slot.lastError}` : ""})`,
-              };
-      settle(job, {
-        ok: false,
-        resultJson: null,
-        error,
-        logs: [],
-        logsDropped: 0,
-        countedMs: 0,
-        disposeFailures: 0,
-      });
+            ? failure(
+                "internal",
+                "the sandbox worker was replaced because another run of the same key overran its deadline",
+              )
+            : failure(
+                "internal",
+                `the sandbox worker exited unexpectedly (code ${code}${slot.lastError ? `: ${slot.lastError}` : ""})`,
+              ),
+      );
     }
-    slot.jobs.clear();
     if (wasAlive || slot.overrunJobId !== undefined) workersReplaced += 1;
     if (!slot.isReady && wasAlive) {
       // A worker that dies before it is ready will not do better next time: stop the loop.
       startFailures += 1;
       if (startFailures >= MAX_START_FAILURES) {
         const reason = `sandbox workers fail to start: ${slot.lastError ?? `exit code ${code}`}`;
-        for (const job of queue.splice(0)) {
-          settle(job, {
-            ok: false,
-            resultJson: null,
-            error: { kind: "internal", message: reason },
-            logs: [],
-            logsDropped: 0,
-            countedMs: 0,
-            disposeFailures: 0,
-          });
-        }
+        for (const list of queues.values()) for (const job of list) settle(job, failure("internal", reason));
+        queues.clear();
+        queuedCount = 0;
         return;
       }
     }
@@ -406,6 +486,16 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         const deadline = slot.watchdogDeadline[0] ?? 0;
         if (deadline > 0 && now > deadline + graceMs) {
           terminate(slot, slot.watchdogIds[WATCHDOG_ACTION_SLOT] ?? -1);
+        } else if (
+          slots.length > workerCount &&
+          slot.jobs.size === 0 &&
+          slot.isReady &&
+          now - slot.idleSince > idleRetireMs
+        ) {
+          // An extra worker that has been idle a while goes (its memory with it).
+          slot.alive = false;
+          slots.splice(slots.indexOf(slot), 1);
+          void slot.worker.terminate();
         }
       }
     },
@@ -413,34 +503,95 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   );
   watchdog.unref();
 
-  function pickSlot(): Slot | undefined {
-    let best: Slot | undefined;
+  /**
+   * A worker for the next run of `key`: one of its own that is not computing, else a free one, else
+   * a new one. Workers are never shared between keys, so a runaway of one key can only slow down
+   * or (watchdog) take down that key's own runs.
+   */
+  function pickSlot(key: string): Slot | undefined {
+    let held = 0;
+    let own: Slot | undefined;
+    let free: Slot | undefined;
     for (const slot of slots) {
-      if (!slot.alive || slot.jobs.size >= maxJobsPerWorker) continue;
-      if (!best || slot.jobs.size < best.jobs.size) best = slot;
+      if (!slot.alive) continue;
+      if (slot.key === key) {
+        held += 1;
+        if (
+          slot.computing.size === 0 &&
+          slot.jobs.size < maxJobsPerWorker &&
+          (!own || slot.jobs.size > own.jobs.size)
+        )
+          own = slot;
+      } else if (slot.key === undefined && slot.jobs.size === 0 && !free) free = slot;
     }
-    if (slots.length < workerCount && (!best || best.jobs.size > 0)) return spawn();
-    return best;
+    if (own) return own;
+    if (held >= maxWorkersPerKey) return undefined;
+    if (free) {
+      free.key = key;
+      return free;
+    }
+    if (slots.length < maxWorkers || held === 0) return spawn(key);
+    return undefined;
   }
 
   function drain(): void {
-    while (queue.length > 0 && !closed) {
-      const slot = pickSlot();
-      if (!slot) return;
-      const job = queue.shift();
-      if (!job) return;
-      job.slot = slot;
-      slot.jobs.set(job.id, job);
-      slot.worker.ref();
-      jobsStarted += 1;
-      send(slot, { t: "start", id: job.id, job: job.job });
+    if (closed) return;
+    let progressed = true;
+    while (progressed && queuedCount > 0) {
+      progressed = false;
+      for (const [key, list] of [...queues]) {
+        const job = list[0];
+        if (!job) continue;
+        if ((admitted.get(key) ?? 0) >= maxRunsPerKey) continue;
+        const slot = pickSlot(key);
+        if (!slot) continue;
+        list.shift();
+        queuedCount -= 1;
+        // Round-robin: the key just served goes to the back of the line.
+        queues.delete(key);
+        if (list.length > 0) queues.set(key, list);
+        place(job, slot);
+        progressed = true;
+      }
     }
+  }
+
+  function place(job: PendingJob, slot: Slot): void {
+    if (job.queueTimer) clearTimeout(job.queueTimer);
+    job.queueTimer = undefined;
+    if (job.onQueued) {
+      try {
+        job.onQueued(false);
+      } catch {
+        // A listener must not break the pool.
+      }
+      job.onQueued = undefined;
+    }
+    job.slot = slot;
+    slot.jobs.set(job.id, job);
+    slot.computing.add(job.id);
+    addAdmitted(job.key, 1);
+    slot.worker.ref();
+    jobsStarted += 1;
+    send(slot, { t: "start", id: job.id, job: job.job });
+  }
+
+  function unqueue(job: PendingJob): boolean {
+    const list = queues.get(job.key);
+    const at = list ? list.indexOf(job) : -1;
+    if (!list || at < 0) return false;
+    list.splice(at, 1);
+    queuedCount -= 1;
+    if (list.length === 0) queues.delete(job.key);
+    return true;
   }
 
   function submit(
     job: Job,
+    key: string,
     onCall: PendingJob["onCall"],
     signal: AbortSignal | undefined,
+    onQueued?: (queued: boolean) => void,
   ): Promise<SandboxRunResult> {
     if (closed) return Promise.reject(new Error("sandbox pool is closed"));
     const startedAt = Date.now();
@@ -448,7 +599,9 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       const pending: PendingJob = {
         id: ++nextJobId,
         job,
+        key,
         startedAt,
+        suspended: 0,
         onCall,
         done: new AbortController(),
         resolve: (outcome) => resolve({ ...outcome, durationMs: Date.now() - startedAt }),
@@ -462,33 +615,47 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         signal.addEventListener("abort", onAbort, { once: true });
         pending.done.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort));
       }
-      queue.push(pending);
+      const list = queues.get(key);
+      if (list) list.push(pending);
+      else queues.set(key, [pending]);
+      queuedCount += 1;
       drain();
+      if (pending.slot || pending.done.signal.aborted) return;
+      // Still queued: say so, and give up with a clear error after the queue timeout.
+      if (onQueued) {
+        pending.onQueued = onQueued;
+        try {
+          onQueued(true);
+        } catch {
+          // A listener must not break the pool.
+        }
+      }
+      pending.queueTimer = setTimeout(() => {
+        if (!unqueue(pending)) return;
+        queueTimeouts += 1;
+        const ahead = admitted.get(key) ?? 0;
+        settle(
+          pending,
+          failure(
+            "timeout",
+            `the run waited ${queueTimeoutMs} ms in the queue for a sandbox and did not start (${ahead} other run${ahead === 1 ? "" : "s"} of the same key running); nothing of it ran, try again later`,
+          ),
+        );
+      }, queueTimeoutMs);
+      pending.queueTimer.unref?.();
     });
   }
 
   function cancel(job: PendingJob, reason: string): void {
     if (job.done.signal.aborted) return;
-    const queued = queue.indexOf(job);
-    if (queued >= 0) queue.splice(queued, 1);
-    if (job.slot?.jobs.get(job.id) === job) {
-      job.slot.jobs.delete(job.id);
-      if (job.slot.jobs.size === 0) job.slot.worker.unref();
-      send(job.slot, { t: "cancel", id: job.id, reason });
+    unqueue(job);
+    const slot = job.slot;
+    if (slot?.jobs.get(job.id) === job) {
+      release(slot, job);
+      send(slot, { t: "cancel", id: job.id, reason });
     }
-    settle(job, {
-      ok: false,
-      resultJson: null,
-      // Closing the pool is the server's doing; anything else is the surface stopping its run.
-      error: {
-        kind: reason === "sandbox pool closed" ? "internal" : "cancelled",
-        message: `cancelled: ${reason}`,
-      },
-      logs: [],
-      logsDropped: 0,
-      countedMs: 0,
-      disposeFailures: 0,
-    });
+    // Closing the pool is the server's doing; anything else is the surface stopping its run.
+    settle(job, failure(reason === "sandbox pool closed" ? "internal" : "cancelled", `cancelled: ${reason}`));
     drain();
   }
 
@@ -496,7 +663,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     const limits = resolveLimits(request.limits, baseLimits);
     const inputJson = request.input === undefined ? "null" : JSON.stringify(request.input);
     const job: Job = { kind: "action", code: request.code, limits, inputJson, modules: request.modules };
-    return submit(job, request.onCall, request.signal);
+    return submit(job, request.fairnessKey ?? "", request.onCall, request.signal, request.onQueued);
   }
 
   async function runBinding(request: RunBindingRequest): Promise<BindingResult> {
@@ -550,7 +717,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         return { ok: false, error: { error: "fetch_failed", message: (error as Error).message } };
       }
     };
-    const outcome = await submit(job, onCall, request.signal);
+    // A toolset's calls are their own lane: never behind the actions that wait for them.
+    const outcome = await submit(job, `toolset:${request.trustDomain ?? ""}`, onCall, request.signal);
     const redact = (text: string) => redactSecrets(text, masked);
     const logs = outcome.logs.map((l) => ({ level: l.level, text: redact(l.text) }));
     if (!outcome.ok) {
@@ -578,25 +746,32 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     runAction,
     runBinding,
     async warm() {
-      while (slots.length < workerCount) spawn();
+      while (slots.length < workerCount) spawn(undefined);
       await Promise.all(slots.map((s) => s.ready));
     },
     stats() {
       let runningJobs = 0;
-      for (const slot of slots) runningJobs += slot.jobs.size;
+      let parkedJobs = 0;
+      for (const slot of slots) {
+        runningJobs += slot.jobs.size;
+        for (const job of slot.jobs.values()) if (job.suspended > 0) parkedJobs += 1;
+      }
       return {
         workers: slots.length,
         runningJobs,
-        queuedJobs: queue.length,
+        queuedJobs: queuedCount,
+        parkedJobs,
+        queueTimeouts,
+        disposeFailures,
         workersReplaced,
         jobsStarted,
-        disposeFailures,
       };
     },
     async close() {
       closed = true;
       clearInterval(watchdog);
-      for (const job of [...queue]) cancel(job, "sandbox pool closed");
+      for (const list of [...queues.values()])
+        for (const job of [...list]) cancel(job, "sandbox pool closed");
       const all = [...slots];
       slots.length = 0;
       for (const slot of all) slot.alive = false;

@@ -702,7 +702,13 @@ async function start(id: number, job: Job): Promise<void> {
     r.ctx = ctx;
     installHost(r, ctx);
   } catch (error) {
-    finish(r, { kind: "internal", message: `could not start a sandbox: ${String(error)}` });
+    // On a loaded machine a short deadline can pass while the runtime is being set up.
+    finish(
+      r,
+      r.interrupted
+        ? { kind: "timeout", message: timeoutMessage(r) }
+        : { kind: "internal", message: `could not start a sandbox: ${String(error)}` },
+    );
     return;
   }
   armTimer(r);

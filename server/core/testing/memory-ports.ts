@@ -175,18 +175,23 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
       if (keepEvents) row.envelope = result.envelope;
       else runRows.delete(id);
     },
+    async setQueued(id, queued) {
+      const row = runRows.get(id);
+      if (row && (row.status === "running" || row.status === "queued"))
+        row.status = queued ? "queued" : "running";
+    },
     async get(id) {
       const row = runRows.get(id);
       return row ? { id: row.id, status: row.status, instanceId: row.instanceId } : null;
     },
     async listRunning() {
       return [...runRows.values()]
-        .filter((r) => r.status === "running")
+        .filter((r) => r.status === "running" || r.status === "queued")
         .map((r) => ({ id: r.id, instanceId: r.instanceId }));
     },
     async markInterrupted(id, message) {
       const row = runRows.get(id);
-      if (row?.status !== "running") return false;
+      if (row?.status !== "running" && row?.status !== "queued") return false;
       row.status = "interrupted";
       const calls = decisions.all
         .filter((d) => d.runId === id)

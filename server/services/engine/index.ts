@@ -129,7 +129,10 @@ export interface ServerEngineOptions {
   httpAllowedHosts?: string[];
   actionTimeoutMs?: number;
   approvalTtlMs?: number;
+  /** Sandbox pool sizing and fair share (server/core/sandbox/pool.ts). */
   workers?: number;
+  maxRunsPerKey?: number;
+  queueTimeoutMs?: number;
   /** More fixed modules (tests, canaries), beside the built-ins. */
   extraModules?: ModuleFactory[];
   /** More module sources, beside the toolsets. */
@@ -153,7 +156,11 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const timeoutMs = instanceTimeoutMs(heartbeatMs);
   const alive = createLivenessCheck(db, timeoutMs);
-  const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
+  const pool = createSandboxPool({
+    ...(options.workers ? { workers: options.workers } : {}),
+    ...(options.maxRunsPerKey ? { maxRunsPerKey: options.maxRunsPerKey } : {}),
+    ...(options.queueTimeoutMs ? { queueTimeoutMs: options.queueTimeoutMs } : {}),
+  });
   const runtimes: BindingRuntimes = { typescript: pool };
   const skills = options.skills ?? createPrismaSkillStore(db);
   let engineRef: Engine | undefined;
@@ -275,6 +282,9 @@ export function getEngine(): Promise<ServerEngine> {
       address: instanceAddress(env.HOST, env.PORT),
       heartbeatMs: env.TOOLSTORE_HEARTBEAT_MS,
       channel: processChannel(dbTarget()),
+      ...(env.TOOLSTORE_SANDBOX_WORKERS ? { workers: env.TOOLSTORE_SANDBOX_WORKERS } : {}),
+      maxRunsPerKey: env.TOOLSTORE_SANDBOX_RUNS_PER_KEY,
+      queueTimeoutMs: env.TOOLSTORE_SANDBOX_QUEUE_TIMEOUT_MS,
     });
     holder.__toolstoreEngine = started;
     started.catch(() => {

@@ -51,6 +51,14 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         }),
       );
     },
+    async setQueued(id, queued) {
+      await batch.write(() =>
+        db.actionRun.updateMany({
+          where: { id, status: { in: ["running", "queued"] } },
+          data: { status: queued ? "queued" : "running" },
+        }),
+      );
+    },
     async get(id) {
       const row = await db.actionRun.findUnique({
         where: { id },
@@ -59,7 +67,10 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       return row ? { id: row.id, status: row.status as RunStatus, instanceId: row.instanceId } : null;
     },
     async listRunning() {
-      return db.actionRun.findMany({ where: { status: "running" }, select: { id: true, instanceId: true } });
+      return db.actionRun.findMany({
+        where: { status: { in: ["running", "queued"] } },
+        select: { id: true, instanceId: true },
+      });
     },
     async markInterrupted(id, message, finishedAt) {
       const row = await db.actionRun.findUnique({ where: { id }, select: { startedAt: true } });
@@ -72,7 +83,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         durationMs: row ? Math.max(0, finishedAt - row.startedAt.getTime()) : 0,
       };
       const { count } = await db.actionRun.updateMany({
-        where: { id, status: "running" },
+        where: { id, status: { in: ["running", "queued"] } },
         data: {
           status: "interrupted",
           errorKind: "interrupted",
@@ -85,7 +96,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
     },
     async requestCancel(id, at) {
       const { count } = await db.actionRun.updateMany({
-        where: { id, status: "running" },
+        where: { id, status: { in: ["running", "queued"] } },
         data: { cancelRequestedAt: new Date(at) },
       });
       return count === 1;
@@ -93,7 +104,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
     async cancelRequested(ids) {
       if (ids.length === 0) return [];
       const rows = await db.actionRun.findMany({
-        where: { id: { in: ids }, status: "running", cancelRequestedAt: { not: null } },
+        where: { id: { in: ids }, status: { in: ["running", "queued"] }, cancelRequestedAt: { not: null } },
         select: { id: true },
       });
       return rows.map((r) => r.id);

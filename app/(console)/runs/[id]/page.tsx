@@ -40,7 +40,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       </div>
     );
   }
-  const running = run.status === "running";
+  const running = run.status === "running" || run.status === "queued";
   const manifest = (await getRunManifests(db, [run.id])).get(run.id);
   const waiting = run.timeline.filter((r) => r.state === "waiting").map((r) => r.capability);
   return (
