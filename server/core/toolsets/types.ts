@@ -34,6 +34,11 @@ export interface ToolsetBinding {
   name: string;
   description: string;
   category: Category;
+  /**
+   * toolset.py only: a bare `@tool` declared no category. The binding runs as `category`
+   * (`execute`: asked in default mode, blocked in plan mode) until an admin sets one.
+   */
+  categoryPending?: boolean;
   /** JSON Schema of the one arguments object: `{ type: "object", properties, required }`. */
   inputSchema: JsonSchema;
   /** Parameter names in declaration order; arguments map to them by name. */
