@@ -16,6 +16,7 @@ import type { Category, JsonSchema } from "../capabilities/types";
 import {
   isValidEnvName,
   isValidHostPattern,
+  PYTHON_SOURCE_FILE,
   TIMEOUT_MAX_MS,
   TIMEOUT_MIN_MS,
 } from "../toolsets/parse-toolset";
@@ -25,8 +26,6 @@ import type {
   ToolsetDeclarations,
   ToolsetDiagnostic,
 } from "../toolsets/types";
-
-export const PYTHON_SOURCE_FILE = "toolset.py";
 
 /** What the worker's parser returns (JSON). */
 export interface PythonParseOutput {

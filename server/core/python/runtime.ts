@@ -226,6 +226,8 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
     worker.on("message", (message: { t: string; [k: string]: unknown }) => {
       if (message.t === "ready") {
         slot.isReady = true;
+        // An idle worker never keeps the process alive (CLI commands exit when done).
+        if (!slot.busy) worker.unref();
         slot.memoryBytes = message.memoryBytes as number;
         markReady();
         pump();
@@ -392,6 +394,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
       return undefined;
     }
     slot.busy = true;
+    slot.worker.ref();
     slot.domain = domain;
     slot.lastUsed = Date.now();
     return slot;
@@ -419,6 +422,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
 
   function release(slot: Slot): void {
     slot.busy = false;
+    slot.worker.unref();
     slot.lastUsed = Date.now();
     if (slot.alive && slot.memoryBytes > recycleAbove) retire(slot, "memory grew past the recycle threshold");
     pump();

@@ -3,13 +3,16 @@
  * published version stores. Types only; behaviour lives in the sibling modules.
  */
 import type { Category, JsonSchema, JsonValue } from "../capabilities/types";
+import type { ToolsetLanguage } from "../sandbox/binding-runtime";
 
 /** The two files of a toolset folder (or of an upload). */
 export interface ToolsetFiles {
   /** Agent-facing documentation, `doc.md`. */
   doc: string;
-  /** TypeScript source, `toolset.ts`. */
+  /** The code: `toolset.ts` (TypeScript) or `toolset.py` (Python). */
   source: string;
+  /** Which file `source` is; default typescript. */
+  language?: ToolsetLanguage;
 }
 
 export type DiagnosticSeverity = "error" | "warning";
@@ -82,8 +85,9 @@ export interface CompiledToolset {
   description: string;
   doc: string;
   source: string;
-  /** ES module JavaScript from `ts.transpileModule`. */
+  /** typescript: ES module JavaScript from `ts.transpileModule`; python: the source itself. */
   compiledJs: string;
+  language: ToolsetLanguage;
   /** sha256 (hex) of the canonical doc + source; grants and allow rules bind to it. */
   contentHash: string;
   bindings: ToolsetBinding[];
@@ -92,4 +96,4 @@ export interface CompiledToolset {
   warnings: ToolsetDiagnostic[];
 }
 
-export type { Category, JsonSchema, JsonValue };
+export type { Category, JsonSchema, JsonValue, ToolsetLanguage };

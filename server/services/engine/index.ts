@@ -16,10 +16,13 @@ import { createEngine, type Engine } from "../../core/actions/engine";
 import { builtinModules } from "../../core/capabilities/builtins";
 import type { CatalogSource, ModuleFactory, ModuleSource } from "../../core/capabilities/ports";
 import { systemClock } from "../../core/gate/ports";
+import type { PythonRuntime } from "../../core/python/runtime";
+import { createPythonRuntime } from "../../core/python/runtime";
 import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
 import { type Db, getDb } from "../../db";
 import { loadEnv } from "../../env";
+import { getPythonRuntime } from "../python-runtime";
 import { recordRegistryCapabilities } from "../registry-capabilities";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
@@ -71,6 +74,11 @@ export interface ServerEngineOptions {
   extraModules?: ModuleFactory[];
   /** More module sources, beside the toolsets. */
   extraSources?: ModuleSource[];
+  /**
+   * The Python runtime (toolset.py bindings). Default: a new one that shutdown closes; the
+   * process's engine passes the shared one that publishing parses with.
+   */
+  python?: PythonRuntime;
 }
 
 /** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
@@ -78,7 +86,9 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const { db } = options;
   const instanceId = options.instanceId ?? newInstanceId();
   const pool = createSandboxPool(options.workers ? { workers: options.workers } : {});
-  const runtimes: BindingRuntimes = { typescript: pool };
+  const python = options.python ?? createPythonRuntime();
+  const ownsPython = options.python === undefined;
+  const runtimes: BindingRuntimes = { typescript: pool, python };
   const modules: ModuleFactory[] = [
     builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
     ...(options.extraModules ?? []),
@@ -132,7 +142,11 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     async shutdown() {
       clearInterval(timer);
       await engine.close();
-      await Promise.allSettled(Object.values(runtimes).map((r) => (r === pool ? undefined : r?.close())));
+      await Promise.allSettled(
+        Object.values(runtimes).map((r) =>
+          r === pool || (r === python && !ownsPython) ? undefined : r?.close(),
+        ),
+      );
       await pool.close();
       await db.setting.deleteMany({ where: { key: `instance:${instanceId}` } });
     },
@@ -150,6 +164,7 @@ export function getEngine(): Promise<ServerEngine> {
       httpAllowedHosts: env.TOOLSTORE_HTTP_ALLOWED_HOSTS,
       actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
       approvalTtlMs: Math.round(env.TOOLSTORE_APPROVAL_TTL_MINUTES * 60_000),
+      python: getPythonRuntime(),
     });
     holder.__toolstoreEngine = started;
     started.catch(() => {
