@@ -279,6 +279,8 @@ for (const key of ["_module", "_api", "FS", "PATH", "ERRNO_CODES", "globals", "p
 function blockedConstructor() {
   throw new EvalError("code generation from strings is disabled in a ToolStore sandbox");
 }
+// Code that reads `Function.prototype.apply` (Pyodide does) still finds the real prototype.
+blockedConstructor.prototype = Function.prototype;
 Object.freeze(blockedConstructor);
 const constructorPrototypes = [
   Function.prototype,
