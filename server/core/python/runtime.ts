@@ -549,6 +549,8 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
       if (outcome.kind === "interrupted") {
         return fail("timeout", `the binding ran longer than ${request.timeoutMs} ms and was stopped`, logs);
       }
+      // A JavaScript-level failure may leave the interpreter broken: never reuse that worker.
+      if (outcome.kind === "internal") retire(slot, "the interpreter failed");
       const kind: SandboxErrorKind = outcome.kind === "internal" ? "internal" : "threw";
       return fail(kind, outcome.message ?? "the binding failed", logs);
     } finally {

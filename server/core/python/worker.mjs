@@ -204,7 +204,21 @@ try {
 }
 stubAll(fs.promises, "fs.promises");
 stubAll(fs, "fs");
+// os.system() in C calls spawnSync and reads its status; a refused command exits 126, without
+// throwing through C (which Pyodide treats as fatal).
+try {
+  Object.defineProperty(childProcess, "spawnSync", {
+    value: function blocked() {
+      return { pid: 0, status: 126, signal: null, output: [], stdout: null, stderr: null };
+    },
+    writable: false,
+    configurable: false,
+  });
+} catch {
+  // stubAll makes it throw
+}
 stubAll(childProcess, "child_process");
+
 stubAll(net, "net");
 stubAll(http, "http");
 stubAll(https, "https");
