@@ -14,7 +14,12 @@ const CANARY = `/tmp/toolstore-h16-pwned-${process.pid}`;
 let python: PythonRuntime;
 
 beforeAll(async () => {
-  python = createPythonRuntime({ maxWorkers: 2, spareWorkers: 1, memoryBytes: 192 << 20, resultBytes: 256 * 1024 });
+  python = createPythonRuntime({
+    maxWorkers: 2,
+    spareWorkers: 1,
+    memoryBytes: 192 << 20,
+    resultBytes: 256 * 1024,
+  });
   await python.warm();
 }, 120_000);
 
@@ -46,7 +51,10 @@ async function call(code: string, fn: string, domain: string, timeoutMs = 20_000
 }
 
 /** Runs the attack, then a normal call in the same trust domain that must answer 42. */
-async function attack(body: string, opts: { domain?: string; timeoutMs?: number } = {}): Promise<BindingResult> {
+async function attack(
+  body: string,
+  opts: { domain?: string; timeoutMs?: number } = {},
+): Promise<BindingResult> {
   const code = toolset(body);
   const domain = opts.domain ?? "hostile@1";
   const result = await call(code, "attack", domain, opts.timeoutMs);
@@ -219,7 +227,10 @@ try:
 except BaseException as e:
     out.append("blocked " + type(e).__name__)
 return out`);
-    expect(returned(r)).not.toContain("object");
+    // Either the call answers "blocked", or the interpreter died on the missing eval and the
+    // worker was retired (the normal call after it ran on a fresh one).
+    if (r.ok) expect(returned(r)).not.toContain("object");
+    else expect(r.error.kind).toBe("internal");
   });
 
   it("12 sys.meta_path reset and importlib do not bring js back", async () => {
@@ -313,7 +324,9 @@ while True:
   });
 
   it("19 a C-level loop (catastrophic regex) is terminated", async () => {
-    const r = await attack(`import re\nreturn bool(re.match(r"(a+)+$", "a" * 40 + "!"))`, { timeoutMs: 1500 });
+    const r = await attack(`import re\nreturn bool(re.match(r"(a+)+$", "a" * 40 + "!"))`, {
+      timeoutMs: 1500,
+    });
     expect(r).toMatchObject({ ok: false, error: { kind: "timeout" } });
   });
 
@@ -380,7 +393,8 @@ while True:
   });
 
   it("29 the module never loads: a toolset.py that loops at import time is stopped", async () => {
-    const code = "from toolstore.toolset import tool\nwhile True:\n    pass\n\n@tool('read')\ndef ok() -> int:\n    return 42\n";
+    const code =
+      "from toolstore.toolset import tool\nwhile True:\n    pass\n\n@tool('read')\ndef ok() -> int:\n    return 42\n";
     const r = await call(code, "ok", "import-loop@1", 1500);
     expect(r).toMatchObject({ ok: false, error: { kind: "timeout" } });
   });
@@ -388,17 +402,19 @@ while True:
 
 describe("[HOSTILE-PY] one trust domain per toolset", { timeout: 120_000 }, () => {
   it("30 monkey-patching json, builtins and httpx in one toolset does not reach another", async () => {
-    const patched = await attack(
-      `
+    // (The evil toolset breaks its own interpreter; that is its own trust domain.)
+    const patched = await call(
+      toolset(`
 import json, builtins, httpx, os
 json.dumps = lambda *a, **k: '"hacked"'
 builtins.len = lambda x: -1
 httpx.get = lambda *a, **k: "hacked"
 os.environ["STOLEN"] = "yes"
-return "patched"`,
-      { domain: "evil@1" },
+return "patched"`),
+      "attack",
+      "evil@1",
     );
-    void patched;
+    expect(patched).toMatchObject({ ok: true, value: "patched" });
     const victim = toolset(`
 import json, httpx, os
 return {"dumps": json.dumps([1]), "len": len([1, 2]), "get": httpx.get.__name__, "env": dict(os.environ)}`);
