@@ -6,6 +6,7 @@ import type { CliCommand } from "./command";
 import { keysCommand } from "./keys-command";
 import { mcpCommand } from "./mcp-command";
 import { migrateApiCommand } from "./migrate-api-command";
+import { migrateDockerCommand } from "./migrate-docker-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
 import { toolsetEnvCommand } from "./toolset-env-command";
@@ -21,6 +22,7 @@ export const COMMANDS: readonly CliCommand[] = [
   toolsetEnvCommand,
   toolsetSettingsCommand,
   migrateApiCommand,
+  migrateDockerCommand,
   keysCommand,
   mcpCommand,
 ];

@@ -183,6 +183,8 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
   let closed = false;
   let started = 0;
   let retired = 0;
+  // Spares are kept once bindings are called (a CLI that only parses never starts one).
+  let sparesWanted = false;
 
   function spawn(): Slot {
     const interrupt = new SharedArrayBuffer(4);
@@ -367,7 +369,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
   }
 
   function topUpSpares(): void {
-    if (closed) return;
+    if (closed || !sparesWanted) return;
     const spares = slots.filter((s) => s.domain === null && !s.busy).length;
     for (let i = spares; i < spareTarget && slots.length < maxWorkers; i++) spawn();
   }
@@ -489,6 +491,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
       logs: logs.map((l) => ({ ...l, text: redactText(l.text, secrets) })),
       durationMs: performance.now() - started,
     });
+    sparesWanted = true;
     const domain = request.trustDomain ?? `anonymous:${request.code.length}:${hashText(request.code)}`;
     if (domain.startsWith(PARSE_DOMAIN)) return fail("refused", "reserved trust domain");
     const limit = Math.min(resultBytes, request.limits?.resultBytes ?? resultBytes);
@@ -579,6 +582,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
     runBinding,
     parse,
     async warm() {
+      sparesWanted = true;
       topUpSpares();
       if (slots.length === 0) spawn();
       await Promise.race(slots.map((s) => s.ready));

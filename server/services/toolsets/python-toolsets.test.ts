@@ -94,6 +94,8 @@ beforeAll(async () => {
   engine = createEngine({
     ports,
     instanceId: "python-test",
+    // Cold interpreter starts count against an action; on a loaded 2-core machine they are slow.
+    limits: { deadlineMs: 150_000 },
     modules: [builtinModules()],
     sources: [createToolsetModuleSource({ db, runtimes: () => ({ typescript: engine.pool, python }) })],
     categories: createCapabilityCategoryLookup(db),
@@ -121,7 +123,7 @@ async function run(code: string, session = testSession()) {
   return envelope;
 }
 
-describe("[PYTHON] the plan's examples validate", () => {
+describe("[PYTHON] the plan's examples validate", { timeout: 180_000 }, () => {
   it("weather (§2.3): bare @tool is accepted, the category stays pending with a warning that says how", async () => {
     const validation = await validateToolsetFiles(readToolsetFolder(path.join(FIXTURES, "weather")), {
       parsePython: python.parse,
@@ -171,7 +173,7 @@ describe("[PYTHON] the plan's examples validate", () => {
   });
 });
 
-describe("[PYTHON] calls through the gate", () => {
+describe("[PYTHON] calls through the gate", { timeout: 180_000 }, () => {
   it("an action imports the calculator and calls compute (pending category asks; approved once)", async () => {
     answers = ["once"];
     const envelope = await run(`
@@ -289,5 +291,82 @@ describe("[PYTHON] calls through the gate", () => {
     const domains = python.stats().domains;
     const toolsets = domains.filter((d) => d.includes("@")).map((d) => d.split("@")[0]);
     expect(new Set(toolsets).size).toBe(toolsets.length);
+  });
+});
+
+describe("[PYTHON] the plan's legacy definitions migrate and run", { timeout: 180_000 }, () => {
+  it("migrate-api (the plan's parameter map, --python) and migrate-docker (verbatim) run through the gate", async () => {
+    const { migrateLegacyApi } = await import("../../core/toolsets");
+    const { migrateLegacyDocker } = await import("../../core/python/migrate-docker");
+    const { readFileSync, mkdirSync } = await import("node:fs");
+    const legacy = (f: string) => JSON.parse(readFileSync(path.join(FIXTURES, "legacy", f), "utf8"));
+
+    const api = migrateLegacyApi(legacy("weather-api.json"), {
+      name: "weather_migrated",
+      language: "python",
+    });
+    const docker = await migrateLegacyDocker(legacy("calculator-docker.json"), {
+      parsePython: python.parse,
+      name: "calculator_docker",
+    });
+    expect(docker.validation.ok).toBe(true);
+    expect(docker.todo[0]).toContain("set a category");
+    for (const [name, files] of [
+      ["weather_migrated", api.files],
+      ["calculator_docker", docker.files],
+    ] as const) {
+      const folder = path.join(root, name);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(path.join(folder, "toolset.py"), files.source);
+      writeFileSync(path.join(folder, "doc.md"), files.doc);
+      const published = await publishToolset(db, { dir: folder, origin: "cli", parsePython: python.parse });
+      expect(published.status).toBe("created");
+    }
+    seen.length = 0;
+    const envelope = await run(
+      `
+      import { weather_api } from "toolstore/weather_migrated";
+      import { execute } from "toolstore/store";
+      export default async function () {
+        const w = await weather_api({ location: "London" });
+        const c = await execute({ tool_name: "calculator_docker", arguments: { a: 1, b: 2, op: "add" } });
+        return { w, c };
+      }`,
+      testSession({ mode: "auto" }),
+    );
+    if (!envelope.ok) throw new Error(JSON.stringify(envelope));
+    expect(envelope).toMatchObject({ ok: true, result: { w: { name: "London", units: "metric" }, c: null } });
+    expect(seen[0]).toMatchObject({
+      host: "api.weather.com",
+      path: "/data",
+      query: { location: "London", units: "metric" },
+    });
+  });
+
+  it("migrate-docker decodes base64 code; the named function is the one binding, its signature the schema", async () => {
+    const { migrateLegacyDocker } = await import("../../core/python/migrate-docker");
+    const code =
+      'def helper(x):\n    return x * 2\n\ndef main(n: int, label: str = "n"):\n    """Doubles n."""\n    return {label: helper(n)}\n';
+    const migrated = await migrateLegacyDocker(
+      { name: "Doubler", type: "docker", code: Buffer.from(code).toString("base64"), function: "main" },
+      { parsePython: python.parse, category: "read" },
+    );
+    expect(migrated.decoded).toBe(true);
+    expect(migrated.validation.ok).toBe(true);
+    expect(migrated.validation.parsed?.bindings.map((b) => [b.name, b.category, b.signature])).toEqual([
+      ["main", "read", 'main(n: int, label: str = "n")'],
+    ]);
+    expect(migrated.files.doc).toContain("## `main` (read)");
+    const result = await python.runBinding({
+      trustDomain: "doubler@test",
+      code: migrated.files.source,
+      exportName: "main",
+      args: [],
+      kwargs: { n: 21 },
+      env: {},
+      allowedHosts: [],
+      timeoutMs: 10_000,
+    });
+    expect(result).toMatchObject({ ok: true, value: { n: 42 } });
   });
 });
