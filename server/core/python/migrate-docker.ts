@@ -44,7 +44,10 @@ export function decodeDockerCode(code: string): { text: string; decoded: boolean
   if (compact.length >= 8 && compact.length % 4 === 0 && BASE64.test(code)) {
     const buffer = Buffer.from(compact, "base64");
     const text = buffer.toString("utf8");
-    const printable = !/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text);
+    const printable = ![...text].some((ch) => {
+      const c = ch.codePointAt(0) ?? 0;
+      return (c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 0xfffd;
+    });
     if (printable && buffer.toString("base64") === compact && /\S/.test(text)) return { text, decoded: true };
   }
   return { text: code, decoded: false };
