@@ -136,3 +136,32 @@ export function parsePythonHeader(
       .trim() ?? "";
   return declarations;
 }
+
+const PY_TOOL_IMPORT = /^\s*(from\s+toolstore(\.toolset)?\s+import\b|import\s+toolstore\.toolset\b)/m;
+
+/** Whether stored code is toolset.py (it imports toolstore.toolset, which toolset.ts cannot). */
+export function looksLikePythonToolset(source: string): boolean {
+  return PY_TOOL_IMPORT.test(source);
+}
+
+/** The header declarations of toolset.py from its module docstring, read without Python. */
+export function pythonDeclarations(source: string): ToolsetDeclarations {
+  const match = /^(?:\s*#[^\n]*\n|\s*\n)*\s*[rRuU]?("""|''')([\s\S]*?)\1/.exec(source);
+  if (!match) return { hosts: [], env: [], description: "" };
+  const before = source.slice(0, match.index + match[0].indexOf(match[1] ?? '"""'));
+  const line = before.split("\n").length;
+  const body = (match[2] ?? "").replace(/^\n/, "");
+  const lines = body.split("\n");
+  const indent = Math.min(
+    ...lines
+      .slice(1)
+      .filter((l) => l.trim())
+      .map((l) => l.length - l.trimStart().length),
+    Number.POSITIVE_INFINITY,
+  );
+  const cleaned = lines
+    .map((l, i) => (i > 0 && Number.isFinite(indent) ? l.slice(indent) : l))
+    .join("\n")
+    .trim();
+  return parsePythonHeader(cleaned, line, []);
+}
