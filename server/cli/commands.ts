@@ -8,6 +8,7 @@ import { keysCommand } from "./keys-command";
 import { mcpCommand } from "./mcp-command";
 import { mcpServersCommand } from "./mcp-servers-command";
 import { migrateApiCommand } from "./migrate-api-command";
+import { migrateDockerCommand } from "./migrate-docker-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
 import { secretsCommand } from "./secrets-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
@@ -26,6 +27,7 @@ export const COMMANDS: readonly CliCommand[] = [
   toolsetSettingsCommand,
   migrateApiCommand,
   validateSkillCommand,
+  migrateDockerCommand,
   keysCommand,
   mcpCommand,
   mcpServersCommand,

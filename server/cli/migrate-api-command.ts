@@ -3,16 +3,26 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { CATEGORIES, type Category } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
-import { DOC_FILE, formatDiagnostic, migrateLegacyApi, SOURCE_FILE, validateToolset } from "../core/toolsets";
+import {
+  DOC_FILE,
+  formatDiagnostic,
+  migrateLegacyApi,
+  PYTHON_SOURCE_FILE,
+  SOURCE_FILE,
+  validateToolsetFiles,
+} from "../core/toolsets";
+import { parsePythonToolset } from "../services/python-runtime";
 import { type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
 
 export const migrateApiCommand: CliCommand = {
   name: "migrate-api",
   summary: 'turn a legacy { name, type: "api", endpoint, method, parameters } JSON into a toolset folder',
-  usage: `usage: npm run toolstore -- migrate-api <file.json> [--out <dir>] [--name <toolset>] [--category <c>] [--force]
+  usage: `usage: npm run toolstore -- migrate-api <file.json> [--out <dir>] [--name <toolset>] [--category <c>] [--python] [--force]
 
-  <file.json>      the legacy definition; parameters as a JSON Schema object or an array of
-                   { name, type, description, required }
+  <file.json>      the legacy definition; parameters as a JSON Schema object, an array of
+                   { name, type, description, required }, or a map of name to
+                   { type, required, default, description }
+  --python         write toolset.py (httpx) instead of toolset.ts
   --out <dir>      where to write the folder (default ./toolsets/<name>)
   --name <name>    toolset name (default derived from the definition's name)
   --category <c>   read | write | execute | external (default external for GET/HEAD, write otherwise)
@@ -23,6 +33,7 @@ export const migrateApiCommand: CliCommand = {
       name: { type: "string" },
       category: { type: "string" },
       force: { type: "boolean" },
+      python: { type: "boolean" },
     });
     const file = path.resolve(io.cwd, requireArg(positionals[0], "<file.json>"));
     if (values.category !== undefined && !(CATEGORIES as readonly string[]).includes(values.category)) {
@@ -40,10 +51,15 @@ export const migrateApiCommand: CliCommand = {
     const migrated = migrateLegacyApi(definition, {
       ...(values.name ? { name: values.name } : {}),
       ...(values.category ? { category: values.category as Category } : {}),
+      ...(values.python ? { language: "python" as const } : {}),
     });
+    const codeFile = values.python ? PYTHON_SOURCE_FILE : SOURCE_FILE;
     const out = path.resolve(io.cwd, values.out ?? path.join("toolsets", migrated.name));
     const name = path.basename(out);
-    const validation = validateToolset({ name, files: migrated.files });
+    const validation = await validateToolsetFiles(
+      { name, files: migrated.files },
+      { parsePython: parsePythonToolset },
+    );
     if (!validation.ok) {
       for (const d of validation.errors) io.err(formatDiagnostic(d, path.relative(io.cwd, out)));
       throw new AppError(
@@ -58,13 +74,21 @@ export const migrateApiCommand: CliCommand = {
       );
     }
     mkdirSync(out, { recursive: true });
-    writeFileSync(path.join(out, SOURCE_FILE), migrated.files.source);
+    writeFileSync(path.join(out, codeFile), migrated.files.source);
     writeFileSync(path.join(out, DOC_FILE), migrated.files.doc);
     const shown = path.relative(io.cwd, out);
-    io.out(`✓ wrote ${shown}/ (${SOURCE_FILE}, ${DOC_FILE}): ${migrated.method} ${migrated.endpoint}`);
+    io.out(`✓ wrote ${shown}/ (${codeFile}, ${DOC_FILE}): ${migrated.method} ${migrated.endpoint}`);
     for (const b of validation.parsed?.bindings ?? [])
       io.out(`    ${b.name} [${b.category}]  ${b.signature}`);
     for (const note of migrated.notes) io.out(`  note: ${note}`);
+    const host = new URL(migrated.endpoint.replace(/\{(\w+)\}/g, "x")).host;
+    io.out(
+      `  todo: check the category (${migrated.category}${values.category ? "" : ", chosen from the method; --category to change"})`,
+    );
+    io.out(
+      `  todo: the host ${host} is declared with @hosts; if the API lives elsewhere, set BASE_URL and add its host in the console`,
+    );
+    io.out("  todo: if the API needs a key, set the secret API_KEY in the console");
     io.out(`  next: npm run toolstore -- publish-toolset ${shown}`);
     return EXIT.ok;
   },

@@ -65,15 +65,17 @@ describe("[CLI] publish-toolset, sync-toolsets, toolsets, toolset-env, toolset-s
     writeFileSync(file, good);
   });
 
-  it("syncs the folder and lists the toolsets", async () => {
+  // textkit is Python: its first parse starts a Pyodide worker (seconds on a loaded machine).
+  it("syncs the folder and lists the toolsets", { timeout: 180_000 }, async () => {
     const sync = await cli("sync-toolsets", "toolsets");
     expect(sync.code).toBe(0);
-    expect(sync.out).toContain(`toolsets from ${path.join(dir, "toolsets")}: 6 loaded (5 new, 1 unchanged)`);
+    expect(sync.out).toContain(`toolsets from ${path.join(dir, "toolsets")}: 7 loaded (6 new, 1 unchanged)`);
     const list = await cli("toolsets");
     expect(list.out.split("\n").map((l) => l.split(/\s+/)[0])).toEqual([
       "calculator",
       "chart",
       "lisp",
+      "textkit",
       "units",
       "weather",
       "webhook",

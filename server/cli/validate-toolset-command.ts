@@ -5,8 +5,9 @@ import {
   isToolsetFolder,
   listToolsetFolders,
   readToolsetFolder,
-  validateToolset,
+  validateToolsetFiles,
 } from "../core/toolsets";
+import { parsePythonToolset } from "../services/python-runtime";
 import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
 
 export const validateToolsetCommand: CliCommand = {
@@ -14,7 +15,7 @@ export const validateToolsetCommand: CliCommand = {
   summary: "check toolset folders: two files, doc, bindings, categories, types (exit 1 on errors)",
   usage: `usage: npm run toolstore -- validate-toolset <dir>... [--json] [--no-typecheck] [--strict]
 
-  <dir>           a toolset folder (doc.md + toolset.ts), or a folder of toolset folders (e.g. toolsets)
+  <dir>           a toolset folder (doc.md + toolset.ts or toolset.py), or a folder of toolset folders (e.g. toolsets)
   --json          print the findings and bindings as JSON
   --no-typecheck  skip the TypeScript type check of the code (faster; schema checks still run)
   --strict        treat warnings as errors`,
@@ -34,7 +35,10 @@ export const validateToolsetCommand: CliCommand = {
     const report: unknown[] = [];
     for (const folder of folders) {
       const shown = path.relative(io.cwd, folder) || ".";
-      const validation = validateToolset(readToolsetFolder(folder), { typecheck: !values["no-typecheck"] });
+      const validation = await validateToolsetFiles(readToolsetFolder(folder), {
+        typecheck: !values["no-typecheck"],
+        parsePython: parsePythonToolset,
+      });
       const bad = !validation.ok || (values.strict && validation.warnings.length > 0);
       if (bad) failed++;
       if (values.json) {
@@ -56,7 +60,8 @@ export const validateToolsetCommand: CliCommand = {
         io.out(
           `✓ ${shown}: ${bindings.length} binding(s)${validation.warnings.length ? `, ${validation.warnings.length} warning(s)` : ""}`,
         );
-        for (const b of bindings) io.out(`    ${b.name} [${b.category}]  ${b.signature}`);
+        for (const b of bindings)
+          io.out(`    ${b.name} [${b.categoryPending ? "category pending" : b.category}]  ${b.signature}`);
       }
     }
     if (values.json) io.out(JSON.stringify(report, null, 2));

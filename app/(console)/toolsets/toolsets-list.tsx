@@ -124,8 +124,17 @@ export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
                 <span className="title">
                   <strong>{t.name}</strong>
                   <span className="pill">{t.version ? `v${t.version}` : "no version"}</span>
+                  <span className="pill" title="Language of the toolset's code file">
+                    {t.language === "python" ? "Python · toolset.py" : "TypeScript · toolset.ts"}
+                  </span>
                 </span>
-                <p>{t.description ? <InlineCode text={t.description} /> : "No description in toolset.ts."}</p>
+                <p>
+                  {t.description ? (
+                    <InlineCode text={t.description} />
+                  ) : (
+                    `No description in ${t.language === "python" ? "toolset.py" : "toolset.ts"}.`
+                  )}
+                </p>
                 <span className="row small">
                   <span className="muted">
                     {t.bindingCount} binding{t.bindingCount === 1 ? "" : "s"}

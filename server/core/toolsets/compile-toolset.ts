@@ -9,8 +9,10 @@ import type { CompiledToolset, ToolsetFiles } from "./types";
 import {
   formatDiagnostic,
   type ToolsetInput,
+  type ToolsetValidation,
   type ValidateOptions,
   validateToolset,
+  validateToolsetFiles,
 } from "./validate-toolset";
 
 export const CONTENT_HASH_FORMAT = "toolstore-toolset/1";
@@ -27,6 +29,8 @@ export function computeContentHash(files: ToolsetFiles): string {
   const canonical = JSON.stringify({
     doc: normalize(files.doc),
     format: CONTENT_HASH_FORMAT,
+    // Only Python adds a field, so every TypeScript version keeps the hash it always had.
+    ...(files.language === "python" ? { language: "python" } : {}),
     source: normalize(files.source),
   });
   return createHash("sha256").update(canonical, "utf8").digest("hex");
@@ -55,7 +59,21 @@ export function compileToolset(
   input: ToolsetInput & { files: ToolsetFiles },
   options: ValidateOptions = {},
 ): CompiledToolset {
-  const validation = validateToolset(input, options);
+  return compiledFrom(input, validateToolset(input, options));
+}
+
+/** Either language: toolset.py is parsed by `options.parsePython` and stored as its source. */
+export async function compileToolsetFiles(
+  input: ToolsetInput & { files: ToolsetFiles },
+  options: ValidateOptions = {},
+): Promise<CompiledToolset> {
+  return compiledFrom(input, await validateToolsetFiles(input, options));
+}
+
+function compiledFrom(
+  input: ToolsetInput & { files: ToolsetFiles },
+  validation: ToolsetValidation,
+): CompiledToolset {
   if (!validation.ok || !validation.parsed) {
     const lines = validation.errors.map((d) => formatDiagnostic(d, input.name));
     throw new AppError("TOOLSET_INVALID", `toolset \`${input.name}\` is invalid:\n${lines.join("\n")}`, {
@@ -63,13 +81,15 @@ export function compileToolset(
     });
   }
   const { parsed } = validation;
-  const files = { doc: normalize(input.files.doc), source: normalize(input.files.source) };
+  const language = input.files.language ?? "typescript";
+  const files = { doc: normalize(input.files.doc), source: normalize(input.files.source), language };
   return {
     name: input.name,
     description: parsed.declarations.description || firstParagraph(files.doc),
     doc: files.doc,
     source: files.source,
-    compiledJs: transpileToolset(files.source),
+    compiledJs: language === "python" ? files.source : transpileToolset(files.source),
+    language,
     contentHash: computeContentHash(files),
     bindings: parsed.bindings,
     declarations: parsed.declarations,

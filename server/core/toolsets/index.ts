@@ -16,6 +16,7 @@ export { checkToolsetSyntax, checkToolsetTypes } from "./check-types";
 export {
   CONTENT_HASH_FORMAT,
   compileToolset,
+  compileToolsetFiles,
   computeContentHash,
   firstParagraph,
   transpileToolset,
@@ -46,6 +47,7 @@ export {
   HEADER_TAGS,
   isValidEnvName,
   isValidHostPattern,
+  PYTHON_SOURCE_FILE,
   parseToolsetSource,
   SOURCE_FILE,
   TIMEOUT_MAX_MS,
@@ -67,6 +69,7 @@ export type {
   ToolsetDiagnostic,
   ToolsetEnvDeclaration,
   ToolsetFiles,
+  ToolsetLanguage,
 } from "./types";
 export {
   formatDiagnostic,
@@ -74,4 +77,5 @@ export {
   type ToolsetValidation,
   type ValidateOptions,
   validateToolset,
+  validateToolsetFiles,
 } from "./validate-toolset";

@@ -3,20 +3,24 @@
  * two files of a toolset: `toolset.ts` performs the HTTP call with the sandbox's `fetch` (query string
  * for GET/HEAD/DELETE, JSON body otherwise) and `doc.md` is generated from the parameters.
  *
- * `parameters` may be JSON-Schema-like `{ type: "object", properties, required }` or an array of
- * `{ name, type, description, required, enum?, default? }`. Anything else is refused with a reason.
+ * `parameters` may be JSON-Schema-like `{ type: "object", properties, required }`, an array of
+ * `{ name, type, description, required, enum?, default? }`, or the ToolStore plan's own map of name
+ * -> `{ type, required, default, description }`. Anything else is refused with a reason.
+ * `language: "python"` writes `toolset.py` (httpx, `@tool(category=...)`) instead of `toolset.ts`.
  */
 import { CATEGORIES, type Category } from "../capabilities/types";
 import { AppError } from "../errors";
 import { isValidToolsetName } from "./names";
-import type { ToolsetFiles } from "./types";
+import type { ToolsetFiles, ToolsetLanguage } from "./types";
 
 export interface LegacyApiParameter {
   /** Name on the wire (query key, body key or `{placeholder}` in the endpoint). */
   wireName: string;
-  /** TypeScript parameter name (the wire name made a valid identifier). */
+  /** Parameter name in the code (the wire name made a valid identifier). */
   name: string;
   typeText: string;
+  /** The same type as a Python hint. */
+  pyType: string;
   description: string;
   required: boolean;
   defaultValue?: unknown;
@@ -42,10 +46,18 @@ export interface MigrateOptions {
   name?: string;
   /** Default: `external` for GET/HEAD, `write` for methods that change state. */
   category?: Category;
+  /** Default typescript (toolset.ts); python writes toolset.py. */
+  language?: ToolsetLanguage;
 }
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 const QUERY_METHODS = new Set(["GET", "HEAD", "DELETE"]);
+const PY_RESERVED = new Set(
+  (
+    "False None True and as assert async await break class continue def del elif else except finally for from " +
+    "global if import in is lambda nonlocal not or pass raise return try while with yield os httpx tool"
+  ).split(" "),
+);
 const RESERVED = new Set(
   (
     "break case catch class const continue debugger default delete do else enum export extends false finally for " +
@@ -114,7 +126,8 @@ export function migrateLegacyApi(definition: unknown, options: MigrateOptions = 
       `toolset name ${JSON.stringify(toolsetName)} is not valid; pass --name with lower-case letters, digits, - and _`,
     );
   }
-  const parameters = readParameters(definition.parameters, notes);
+  const python = options.language === "python";
+  const parameters = readParameters(definition.parameters, notes, python);
   // Endpoint placeholders `{id}` or `:id` are filled from parameters of the same name.
   const path =
     `${url.pathname.replace(/__(\w+)__/g, "{$1}")}${url.search.replace(/__(\w+)__/g, "{$1}")}`.replace(
@@ -132,20 +145,45 @@ export function migrateLegacyApi(definition: unknown, options: MigrateOptions = 
   }
   const category = options.category ?? (QUERY_METHODS.has(verb) && verb !== "DELETE" ? "external" : "write");
   const origin = `${url.protocol}//${url.host}`;
-  const files = {
-    source: renderSource({
+  const sourceInput = {
+    description,
+    binding,
+    category,
+    verb,
+    origin,
+    host: url.host,
+    path,
+    pathParams,
+    parameters,
+    name,
+  };
+  const files: ToolsetFiles = {
+    source: python
+      ? renderPythonSource(sourceInput)
+      : renderSource({
+          description,
+          binding,
+          category,
+          verb,
+          origin,
+          host: url.host,
+          path,
+          pathParams,
+          parameters,
+          name,
+        }),
+    doc: renderDoc({
       description,
       binding,
+      toolsetName,
       category,
       verb,
+      endpoint,
       origin,
-      host: url.host,
-      path,
-      pathParams,
       parameters,
-      name,
+      python,
     }),
-    doc: renderDoc({ description, binding, toolsetName, category, verb, endpoint, origin, parameters }),
+    ...(python ? { language: "python" as const } : {}),
   };
   return {
     name: toolsetName,
@@ -159,7 +197,7 @@ export function migrateLegacyApi(definition: unknown, options: MigrateOptions = 
   };
 }
 
-function readParameters(raw: unknown, notes: string[]): LegacyApiParameter[] {
+function readParameters(raw: unknown, notes: string[], python = false): LegacyApiParameter[] {
   let list: { wireName: string; spec: Record<string, unknown>; required: boolean }[];
   if (raw === undefined || raw === null) {
     list = [];
@@ -183,25 +221,41 @@ function readParameters(raw: unknown, notes: string[]): LegacyApiParameter[] {
       if (!list.some((p) => p.wireName === r))
         bad(`parameters.required names "${r}", which is not a property`);
     }
+  } else if (isRecord(raw) && Object.keys(raw).length > 0 && Object.values(raw).every(isRecord)) {
+    // The plan's form: { location: { type: "string", required: true }, units: { ..., default } }.
+    list = Object.entries(raw).map(([wireName, spec]) => {
+      const s = spec as Record<string, unknown>;
+      if (s.required !== undefined && typeof s.required !== "boolean") {
+        bad(`parameters.${wireName}.required must be true or false`);
+      }
+      return { wireName, spec: s, required: s.required === true };
+    });
   } else {
     bad(
-      '`parameters` must be a JSON Schema object `{ type: "object", properties: {...}, required: [...] }` ' +
-        "or an array of `{ name, type, description, required }`",
+      '`parameters` must be a JSON Schema object `{ type: "object", properties: {...}, required: [...] }`, ' +
+        "an array of `{ name, type, description, required }`, or a map of name to `{ type, required, default, description }`",
     );
   }
   const used = new Set<string>();
   return list.map(({ wireName, spec, required }) => {
     let id = toIdentifier(wireName);
     if (/^[A-Za-z_$][\w$]*$/.test(wireName) && !RESERVED.has(wireName)) id = wireName;
+    if (python) {
+      if (id.startsWith("_") || id.includes("$")) id = toIdentifier(id.replace(/\$/g, "_"));
+      if (PY_RESERVED.has(id)) id = `${id}_`;
+    }
     while (used.has(id)) id = `${id}_`;
     used.add(id);
     if (id !== wireName)
-      notes.push(`parameter \`${wireName}\` is \`${id}\` in toolset.ts (sent as \`${wireName}\`)`);
+      notes.push(
+        `parameter \`${wireName}\` is \`${id}\` in ${python ? "toolset.py" : "toolset.ts"} (sent as \`${wireName}\`)`,
+      );
     const typeText = typeOf(spec, `parameter \`${wireName}\``, notes);
     const param: LegacyApiParameter = {
       wireName,
       name: id,
       typeText,
+      pyType: pyTypeOf(spec),
       description: typeof spec.description === "string" ? spec.description.trim() : "",
       required,
       integer: spec.type === "integer",
@@ -248,6 +302,138 @@ function typeOf(spec: Record<string, unknown>, where: string, notes: string[], d
       );
       return "unknown";
   }
+}
+
+/** The Python hint for a legacy parameter type (typing.Any where nothing narrower fits). */
+function pyTypeOf(spec: Record<string, unknown>, depth = 0): string {
+  if (Array.isArray(spec.enum) && spec.enum.length > 0) {
+    if (spec.enum.every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) {
+      return `Literal[${spec.enum.map((v) => pyLiteral(v)).join(", ")}]`;
+    }
+  }
+  switch (spec.type) {
+    case "string":
+      return "str";
+    case "integer":
+      return "int";
+    case "number":
+    case "float":
+      return "float";
+    case "boolean":
+    case "bool":
+      return "bool";
+    case "array":
+      return isRecord(spec.items) && depth < 4 ? `list[${pyTypeOf(spec.items, depth + 1)}]` : "list[Any]";
+    case "object":
+      return "dict[str, Any]";
+    default:
+      return "Any";
+  }
+}
+
+/** A JSON value as Python literal source. */
+export function pyLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "None";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(pyLiteral).join(", ")}]`;
+  if (isRecord(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pyLiteral(v)}`)
+      .join(", ")}}`;
+  return "None";
+}
+
+/** Text safe inside a Python docstring, on one line. */
+function docText(text: string): string {
+  return text
+    .replace(/\\/g, "\\\\")
+    .replace(/"""/g, '\\"\\"\\"')
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
+}
+
+function renderPythonSource(s: SourceInput): string {
+  const ordered = [...s.parameters.filter((p) => p.required), ...s.parameters.filter((p) => !p.required)];
+  const signature = ordered
+    .map((p) => {
+      if (p.defaultValue !== undefined) return `${p.name}: ${p.pyType} = ${pyLiteral(p.defaultValue)}`;
+      return p.required ? `${p.name}: ${p.pyType}` : `${p.name}: ${p.pyType} | None = None`;
+    })
+    .join(", ");
+  const argDocs = ordered.filter((p) => p.description);
+  const argsSection = argDocs.length
+    ? `\n\n    Args:\n${argDocs.map((p) => `        ${p.name}: ${docText(p.description)}`).join("\n")}`
+    : "";
+  const checks = ordered
+    .filter((p) => p.integer)
+    .map(
+      (p) =>
+        `    if ${p.name} is not None and (isinstance(${p.name}, bool) or int(${p.name}) != ${p.name}):\n        raise ValueError("${p.name} must be a whole number")\n`,
+    )
+    .join("");
+  const args = ordered.map((p) => `${JSON.stringify(p.wireName)}: ${p.name}`).join(", ");
+  const typing = ["Any", ...(ordered.some((p) => p.pyType.includes("Literal[")) ? ["Literal"] : [])];
+  return `"""${docText(s.description)}
+
+Migrated from the legacy API definition "${docText(s.name)}" (${s.verb} ${s.origin}${docText(s.path)}).
+
+@hosts ${s.host}
+@env BASE_URL Base URL of the API; default ${s.origin}
+@secret API_KEY Optional; sent as "Authorization: Bearer <API_KEY>" when set
+"""
+import os
+from typing import ${typing.join(", ")}
+
+import httpx
+from toolstore.toolset import tool
+
+DEFAULT_BASE_URL = ${JSON.stringify(s.origin)}
+METHOD = ${JSON.stringify(s.verb)}
+PATH = ${JSON.stringify(s.path)}
+PATH_PARAMS: list[str] = ${JSON.stringify(s.pathParams)}
+SEND_AS_QUERY = ${s.verb === "GET" || s.verb === "HEAD" || s.verb === "DELETE" ? "True" : "False"}
+
+
+@tool(category="${s.category}")
+def ${s.binding}(${signature}) -> Any:
+    """${docText(s.description)}${argsSection}
+    """
+${checks}    return _call_api({${args}})
+
+
+def _call_api(args: dict[str, Any]) -> Any:
+    """Performs the request; a non-2xx answer raises with the status and the start of the body."""
+    base = (os.environ.get("BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    path = PATH
+    rest: dict[str, Any] = {}
+    for key, value in args.items():
+        if value is None:
+            continue
+        if key in PATH_PARAMS:
+            from urllib.parse import quote
+
+            path = path.replace("{" + key + "}", quote(str(value), safe=""))
+        else:
+            rest[key] = value
+    headers = {"accept": "application/json"}
+    if os.environ.get("API_KEY"):
+        headers["authorization"] = "Bearer " + os.environ["API_KEY"]
+    if SEND_AS_QUERY:
+        resp = httpx.request(METHOD, base + path, params=rest, headers=headers)
+    else:
+        resp = httpx.request(METHOD, base + path, json=rest, headers=headers)
+    if resp.status_code >= 400:
+        raise RuntimeError(f"{METHOD} {path} failed with HTTP {resp.status_code}: {resp.text[:500]}")
+    if not resp.text:
+        return None
+    try:
+        return resp.json()
+    except ValueError:
+        return resp.text
+`;
 }
 
 /** Text safe inside a `/** ... *\/` comment, on one line. */
@@ -372,6 +558,7 @@ interface DocInput {
   endpoint: string;
   origin: string;
   parameters: LegacyApiParameter[];
+  python?: boolean;
 }
 
 function cell(text: string): string {
@@ -385,7 +572,8 @@ function renderDoc(d: DocInput): string {
       : p.defaultValue !== undefined
         ? `no (default \`${JSON.stringify(p.defaultValue)}\`)`
         : "no";
-    return `| \`${p.name}\` | \`${cell(p.typeText)}\` | ${required} | ${cell(p.description || "")} |`;
+    const type = d.python ? p.pyType : p.typeText;
+    return `| \`${p.name}\` | \`${cell(type)}\` | ${required} | ${cell(p.description || "")} |`;
   });
   const table = rows.length
     ? `| parameter | type | required | description |\n|---|---|---|---|\n${rows.join("\n")}\n`

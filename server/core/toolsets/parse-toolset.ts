@@ -29,6 +29,8 @@ import type {
 } from "./types";
 
 export const SOURCE_FILE = "toolset.ts";
+/** The code file of a Python toolset. */
+export const PYTHON_SOURCE_FILE = "toolset.py";
 export const DOC_FILE = "doc.md";
 
 /** The tag that marks a function as a binding; its argument is the category. */

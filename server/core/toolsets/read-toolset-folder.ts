@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { AppError } from "../errors";
-import { DOC_FILE, SOURCE_FILE } from "./parse-toolset";
+import { DOC_FILE, PYTHON_SOURCE_FILE, SOURCE_FILE } from "./parse-toolset";
 import type { ToolsetInput } from "./validate-toolset";
 
 /** Larger files are refused: a toolset is one readable file, not a bundle. */
@@ -30,12 +30,18 @@ export function readToolsetFolder(dir: string): ToolsetInput {
   const files: ToolsetInput["files"] = {};
   const doc = readIfFile(path.join(abs, DOC_FILE));
   const source = readIfFile(path.join(abs, SOURCE_FILE));
+  // toolset.py makes a Python toolset; a folder with both files is refused by validation.
+  const python = source === undefined ? readIfFile(path.join(abs, PYTHON_SOURCE_FILE)) : undefined;
   if (doc !== undefined) files.doc = doc;
   if (source !== undefined) files.source = source;
+  if (python !== undefined) {
+    files.source = python;
+    files.language = "python";
+  }
   return { name: path.basename(abs), entries: readdirSync(abs), files };
 }
 
-/** Sub-folders of `root` that look like toolsets (hold a toolset.ts or a doc.md), sorted. */
+/** Sub-folders of `root` that look like toolsets (hold a toolset.ts, a toolset.py or a doc.md), sorted. */
 export function listToolsetFolders(root: string): string[] {
   const abs = path.resolve(root);
   if (!existsSync(abs) || !statSync(abs).isDirectory()) {
@@ -44,11 +50,11 @@ export function listToolsetFolders(root: string): string[] {
   return readdirSync(abs, { withFileTypes: true })
     .filter((e) => e.isDirectory() && !e.name.startsWith("."))
     .map((e) => path.join(abs, e.name))
-    .filter((d) => existsSync(path.join(d, SOURCE_FILE)) || existsSync(path.join(d, DOC_FILE)))
+    .filter((d) => isToolsetFolder(d))
     .sort();
 }
 
 /** True when `dir` itself is a toolset folder rather than a folder of toolsets. */
 export function isToolsetFolder(dir: string): boolean {
-  return existsSync(path.join(dir, SOURCE_FILE)) || existsSync(path.join(dir, DOC_FILE));
+  return [SOURCE_FILE, PYTHON_SOURCE_FILE, DOC_FILE].some((f) => existsSync(path.join(dir, f)));
 }

@@ -3,13 +3,16 @@
  * published version stores. Types only; behaviour lives in the sibling modules.
  */
 import type { Category, JsonSchema, JsonValue } from "../capabilities/types";
+import type { ToolsetLanguage } from "../sandbox/binding-runtime";
 
 /** The two files of a toolset folder (or of an upload). */
 export interface ToolsetFiles {
   /** Agent-facing documentation, `doc.md`. */
   doc: string;
-  /** TypeScript source, `toolset.ts`. */
+  /** The code: `toolset.ts` (TypeScript) or `toolset.py` (Python). */
   source: string;
+  /** Which file `source` is; default typescript. */
+  language?: ToolsetLanguage;
 }
 
 export type DiagnosticSeverity = "error" | "warning";
@@ -34,6 +37,11 @@ export interface ToolsetBinding {
   name: string;
   description: string;
   category: Category;
+  /**
+   * toolset.py only: a bare `@tool` declared no category. The binding runs as `category`
+   * (`execute`: asked in default mode, blocked in plan mode) until an admin sets one.
+   */
+  categoryPending?: boolean;
   /** JSON Schema of the one arguments object: `{ type: "object", properties, required }`. */
   inputSchema: JsonSchema;
   /** Parameter names in declaration order; arguments map to them by name. */
@@ -77,8 +85,9 @@ export interface CompiledToolset {
   description: string;
   doc: string;
   source: string;
-  /** ES module JavaScript from `ts.transpileModule`. */
+  /** typescript: ES module JavaScript from `ts.transpileModule`; python: the source itself. */
   compiledJs: string;
+  language: ToolsetLanguage;
   /** sha256 (hex) of the canonical doc + source; grants and allow rules bind to it. */
   contentHash: string;
   bindings: ToolsetBinding[];
@@ -87,4 +96,4 @@ export interface CompiledToolset {
   warnings: ToolsetDiagnostic[];
 }
 
-export type { Category, JsonSchema, JsonValue };
+export type { Category, JsonSchema, JsonValue, ToolsetLanguage };

@@ -2,9 +2,10 @@
  * Validation of a toolset as a whole: the folder shape (exactly doc.md and toolset.ts), the doc, the
  * bindings and their types, and a type check of the code. Findings are values, never thrown.
  */
+import { type PythonParser, toParsedToolset } from "../python/parse-python";
 import { checkToolsetSyntax, checkToolsetTypes } from "./check-types";
 import { isValidToolsetName, RESERVED_MODULE_NAMES } from "./names";
-import { DOC_FILE, parseToolsetSource, SOURCE_FILE } from "./parse-toolset";
+import { DOC_FILE, PYTHON_SOURCE_FILE, parseToolsetSource, SOURCE_FILE } from "./parse-toolset";
 import type { ParsedToolset, ToolsetDiagnostic, ToolsetFiles } from "./types";
 
 export interface ToolsetInput {
@@ -30,10 +31,12 @@ export interface ToolsetValidation {
 export interface ValidateOptions {
   /** Run the TypeScript type checker too (default true; costs ~0.5 s the first time). */
   typecheck?: boolean;
+  /** Parses toolset.py (Python's ast in a sandboxed worker); needed for a Python toolset. */
+  parsePython?: PythonParser;
 }
 
-export function validateToolset(input: ToolsetInput, options: ValidateOptions = {}): ToolsetValidation {
-  const found: ToolsetDiagnostic[] = [];
+/** Folder-level findings: name, the files present, the doc. */
+function folderFindings(input: ToolsetInput, found: ToolsetDiagnostic[]): void {
   const folder = (message: string, hint?: string) =>
     found.push({ severity: "error", file: ".", message, ...(hint ? { hint } : {}) });
 
@@ -49,12 +52,19 @@ export function validateToolset(input: ToolsetInput, options: ValidateOptions = 
       "rename the folder",
     );
   }
-  if (input.entries) {
-    const extra = input.entries.filter((e) => e !== DOC_FILE && e !== SOURCE_FILE).sort();
+  const python = input.files.language === "python";
+  const codeFile = python ? PYTHON_SOURCE_FILE : SOURCE_FILE;
+  if (input.entries?.includes(SOURCE_FILE) && input.entries.includes(PYTHON_SOURCE_FILE)) {
+    folder(
+      `a toolset folder holds ${SOURCE_FILE} or ${PYTHON_SOURCE_FILE}, not both`,
+      "keep one code file: the toolset is written in TypeScript or in Python",
+    );
+  } else if (input.entries) {
+    const extra = input.entries.filter((e) => e !== DOC_FILE && e !== codeFile).sort();
     if (extra.length > 0) {
       folder(
-        `a toolset folder holds exactly ${DOC_FILE} and ${SOURCE_FILE}; also found: ${extra.join(", ")}`,
-        "move tests and other files elsewhere (tests go under server/), and merge extra code into toolset.ts",
+        `a toolset folder holds exactly ${DOC_FILE} and ${codeFile}; also found: ${extra.join(", ")}`,
+        `move tests and other files elsewhere (tests go under server/), and merge extra code into ${codeFile}`,
       );
     }
   }
@@ -69,6 +79,20 @@ export function validateToolset(input: ToolsetInput, options: ValidateOptions = 
       hint: "describe what the toolset is for and how to call each function",
     });
   }
+}
+
+export function validateToolset(input: ToolsetInput, options: ValidateOptions = {}): ToolsetValidation {
+  const found: ToolsetDiagnostic[] = [];
+  const folder = (message: string, hint?: string) =>
+    found.push({ severity: "error", file: ".", message, ...(hint ? { hint } : {}) });
+  if (input.files.language === "python") {
+    folder(
+      "toolset.py needs the asynchronous validation (Python's ast runs in a sandboxed worker)",
+      "call validateToolsetFiles with parsePython",
+    );
+    return finish(found);
+  }
+  folderFindings(input, found);
   if (input.files.source === undefined) {
     folder(`${SOURCE_FILE} is missing`, "write the code in toolset.ts");
     return finish(found);
@@ -89,6 +113,38 @@ export function validateToolset(input: ToolsetInput, options: ValidateOptions = 
       hint: "mark at least one exported function with a doc comment holding `@tool <category>`",
     });
   }
+  docMentions(input, parsed, found);
+  return finish(dedupe(found), parsed);
+}
+
+/**
+ * Validation of either language: toolset.ts synchronously, toolset.py through `parsePython`
+ * (Python's own ast in a sandboxed worker; the file never runs).
+ */
+export async function validateToolsetFiles(
+  input: ToolsetInput,
+  options: ValidateOptions = {},
+): Promise<ToolsetValidation> {
+  if (input.files.language !== "python") return validateToolset(input, options);
+  const found: ToolsetDiagnostic[] = [];
+  folderFindings(input, found);
+  if (input.files.source === undefined) return finish(found);
+  if (!options.parsePython) {
+    found.push({
+      severity: "error",
+      file: PYTHON_SOURCE_FILE,
+      message: "this server has no Python runtime to read toolset.py with",
+      hint: "install the pyodide package (npm install)",
+    });
+    return finish(found);
+  }
+  const parsed = toParsedToolset(await options.parsePython(input.files.source));
+  found.push(...parsed.diagnostics);
+  docMentions(input, parsed, found);
+  return finish(dedupe(found), parsed);
+}
+
+function docMentions(input: ToolsetInput, parsed: ParsedToolset, found: ToolsetDiagnostic[]): void {
   const doc = input.files.doc;
   if (doc?.trim()) {
     for (const binding of parsed.bindings) {
@@ -102,7 +158,6 @@ export function validateToolset(input: ToolsetInput, options: ValidateOptions = 
       }
     }
   }
-  return finish(dedupe(found), parsed);
 }
 
 function dedupe(found: ToolsetDiagnostic[]): ToolsetDiagnostic[] {

@@ -18,6 +18,8 @@ import { createEngine, type Engine } from "../../core/actions/engine";
 import { builtinModules } from "../../core/capabilities/builtins";
 import type { CatalogSource, ModuleFactory, ModuleSource } from "../../core/capabilities/ports";
 import { systemClock } from "../../core/gate/ports";
+import type { PythonRuntime } from "../../core/python/runtime";
+import { createPythonRuntime } from "../../core/python/runtime";
 import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
 import {
@@ -29,6 +31,7 @@ import {
 import { type Db, dbTarget, getDb } from "../../db";
 import { loadEnv } from "../../env";
 import { createMcpModuleSource, type McpModuleSource } from "../mcp-servers";
+import { getPythonRuntime } from "../python-runtime";
 import { recordRegistryCapabilities } from "../registry-capabilities";
 import { createPrismaSkillStore } from "../skills";
 import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../toolsets";
@@ -147,6 +150,11 @@ export interface ServerEngineOptions {
   channel?: InstanceChannel;
   cancelPollMs?: number;
   approvalPollMs?: number;
+  /**
+   * The Python runtime (toolset.py bindings). Default: a new one that shutdown closes; the
+   * process's engine passes the shared one that publishing parses with.
+   */
+  python?: PythonRuntime;
 }
 
 /** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
@@ -161,7 +169,9 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.maxRunsPerKey ? { maxRunsPerKey: options.maxRunsPerKey } : {}),
     ...(options.queueTimeoutMs ? { queueTimeoutMs: options.queueTimeoutMs } : {}),
   });
-  const runtimes: BindingRuntimes = { typescript: pool };
+  const python = options.python ?? createPythonRuntime();
+  const ownsPython = options.python === undefined;
+  const runtimes: BindingRuntimes = { typescript: pool, python };
   const skills = options.skills ?? createPrismaSkillStore(db);
   let engineRef: Engine | undefined;
   // Skill scripts run as nested actions: the registry's mounted modules decide what they import.
@@ -261,7 +271,11 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
       clearInterval(beat);
       for (const off of unsubscribe) off();
       await engine.close();
-      await Promise.allSettled(Object.values(runtimes).map((r) => (r === pool ? undefined : r?.close())));
+      await Promise.allSettled(
+        Object.values(runtimes).map((r) =>
+          r === pool || (r === python && !ownsPython) ? undefined : r?.close(),
+        ),
+      );
       await pool.close();
       await db.setting.deleteMany({ where: { key: `instance:${instanceId}` } });
     },
@@ -285,6 +299,7 @@ export function getEngine(): Promise<ServerEngine> {
       ...(env.TOOLSTORE_SANDBOX_WORKERS ? { workers: env.TOOLSTORE_SANDBOX_WORKERS } : {}),
       maxRunsPerKey: env.TOOLSTORE_SANDBOX_RUNS_PER_KEY,
       queueTimeoutMs: env.TOOLSTORE_SANDBOX_QUEUE_TIMEOUT_MS,
+      python: getPythonRuntime(),
     });
     holder.__toolstoreEngine = started;
     started.catch(() => {

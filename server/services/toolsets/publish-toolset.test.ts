@@ -295,7 +295,10 @@ describe("[TOOLSETS] settings and secrets", () => {
 });
 
 describe("[TOOLSETS] sync a folder", () => {
-  it("publishes every example, reports a broken folder and skips it, and is idempotent", async () => {
+  // textkit is Python: its first parse starts a Pyodide worker (seconds on a loaded machine).
+  it("publishes every example, reports a broken folder and skips it, and is idempotent", {
+    timeout: 180_000,
+  }, async () => {
     const root = path.join(dir, "toolsets");
     cpSync(TOOLSETS, root, { recursive: true });
     mkdirSync(path.join(root, "broken"));
@@ -309,6 +312,7 @@ describe("[TOOLSETS] sync a folder", () => {
       ["calculator", "created"],
       ["chart", "created"],
       ["lisp", "created"],
+      ["textkit", "created"],
       ["units", "created"],
       ["weather", "created"],
       ["webhook", "created"],
@@ -319,9 +323,9 @@ describe("[TOOLSETS] sync a folder", () => {
         errors: [expect.objectContaining({ file: "doc.md", message: "doc.md is empty" })],
       }),
     ]);
-    expect(first.summary).toBe(`toolsets from ${root}: 6 loaded (6 new), 1 failed: broken`);
+    expect(first.summary).toBe(`toolsets from ${root}: 7 loaded (7 new), 1 failed: broken`);
     const second = await syncToolsetsFolder(db, root);
-    expect(second.summary).toBe(`toolsets from ${root}: 6 loaded (6 unchanged), 1 failed: broken`);
+    expect(second.summary).toBe(`toolsets from ${root}: 7 loaded (7 unchanged), 1 failed: broken`);
     const weather = (await listToolsets(db)).find((t) => t.name === "weather");
     expect(weather).toMatchObject({
       version: 1,

@@ -11,10 +11,11 @@
 import { randomUUID } from "node:crypto";
 import type { Category } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
+import type { PythonParser } from "../../core/python/parse-python";
 import {
   type CompiledToolset,
   capabilityName,
-  compileToolset,
+  compileToolsetFiles,
   computeContentHash,
   diffToolsetVersions,
   formatToolsetDiff,
@@ -24,6 +25,7 @@ import {
   type ToolsetFiles,
 } from "../../core/toolsets";
 import type { Db } from "../../db";
+import { parsePythonToolset } from "../python-runtime";
 import { parseHosts, versionView } from "./rows";
 
 export type PublishOrigin = "cli" | "sync" | "upload" | "console";
@@ -37,6 +39,8 @@ export interface PublishInput {
   origin: PublishOrigin;
   /** Console user who published; null/undefined for the CLI and startup sync. */
   userId?: string | null;
+  /** Reads toolset.py (default: the process's Python runtime). */
+  parsePython?: PythonParser;
 }
 
 export interface PendingCategory {
@@ -65,22 +69,26 @@ function shortHash(hash: string): string {
   return hash.slice(0, 12);
 }
 
-function compileInput(input: PublishInput): CompiledToolset {
+function compileInput(input: PublishInput): Promise<CompiledToolset> {
+  const options = { parsePython: input.parsePython ?? parsePythonToolset };
   if (input.dir) {
     const folder = readToolsetFolder(input.dir);
-    return compileToolset({
-      ...folder,
-      name: input.name ?? folder.name,
-      files: folder.files as ToolsetFiles,
-    });
+    return compileToolsetFiles(
+      {
+        ...folder,
+        name: input.name ?? folder.name,
+        files: folder.files as ToolsetFiles,
+      },
+      options,
+    );
   }
   if (!input.files || !input.name) {
     throw new AppError(
       "BAD_INPUT",
-      "publish needs a folder, or the two files (doc.md, toolset.ts) and a name",
+      "publish needs a folder, or the two files (doc.md, toolset.ts or toolset.py) and a name",
     );
   }
-  return compileToolset({ name: input.name, files: input.files });
+  return compileToolsetFiles({ name: input.name, files: input.files }, options);
 }
 
 /** New declared hosts are added and hosts no longer declared are removed; console additions stay. */
@@ -109,7 +117,11 @@ async function unchangedVersion(db: Db, input: PublishInput): Promise<PublishRes
   const name = input.name ?? folder?.name;
   const files = folder?.files ?? input.files;
   if (!name || files?.doc === undefined || files.source === undefined) return null;
-  const hash = computeContentHash({ doc: files.doc, source: files.source });
+  const hash = computeContentHash({
+    doc: files.doc,
+    source: files.source,
+    ...(files.language ? { language: files.language } : {}),
+  });
   const row = await db.toolset.findUnique({ where: { name }, select: { currentVersionId: true } });
   const current = row?.currentVersionId
     ? await db.toolsetVersion.findUnique({
@@ -133,7 +145,7 @@ async function unchangedVersion(db: Db, input: PublishInput): Promise<PublishRes
 export async function publishToolset(db: Db, input: PublishInput): Promise<PublishResult> {
   const unchanged = await unchangedVersion(db, input);
   if (unchanged) return unchanged;
-  const compiled = compileInput(input);
+  const compiled = await compileInput(input);
   try {
     return await publishCompiled(db, compiled, input);
   } catch (error) {
@@ -249,6 +261,7 @@ async function publishCompiled(
         compiledJs: compiled.compiledJs,
         contentHash: compiled.contentHash,
         bindings: JSON.stringify(compiled.bindings),
+        language: compiled.language,
         origin: input.origin,
         publishedById: input.userId ?? null,
       },
@@ -292,7 +305,9 @@ async function publishCompiled(
             capabilityId,
             fromCategory: null,
             toCategory: binding.category,
-            reason: `first published in ${name} v${version} (declared in toolset.ts)`,
+            reason: binding.categoryPending
+              ? `first published in ${name} v${version}; a bare @tool declared no category, so it runs as ${binding.category} until an admin sets one`
+              : `first published in ${name} v${version} (declared in ${compiled.language === "python" ? "toolset.py" : "toolset.ts"})`,
             changedById: input.userId ?? null,
           },
           select: { id: true },
@@ -340,6 +355,14 @@ async function publishCompiled(
   for (const p of pendingCategories) {
     lines.push(
       `  category change waits for an admin: ${p.capability} ${p.current} -> ${p.declared} (stays ${p.current} until accepted)`,
+    );
+  }
+  const undeclared = compiled.bindings
+    .filter((b) => b.categoryPending)
+    .map((b) => capabilityName(name, b.name));
+  if (undeclared.length > 0) {
+    lines.push(
+      `  no category declared (bare @tool): ${undeclared.join(", ")} run as execute until an admin sets a category in the console (Capabilities), or write @tool(category="read")`,
     );
   }
   if (!current && declared.env.length > 0) {

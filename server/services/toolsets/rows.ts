@@ -2,8 +2,10 @@
  * Reading stored toolset rows back into core shapes: the JSON columns (bindings, allowedHosts)
  * and the header declarations, which are re-parsed from the stored source (cheap, never run).
  */
+
 import { CATEGORIES, type Category } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
+import { looksLikePythonToolset, pythonDeclarations } from "../../core/python/parse-python";
 import {
   parseToolsetSource,
   type ToolsetBinding,
@@ -30,6 +32,8 @@ export function parseHosts(text: string): string[] {
 }
 
 export function declarationsOf(source: string): ToolsetDeclarations {
+  // toolset.py keeps its declarations in the module docstring (no Python needed to read them).
+  if (looksLikePythonToolset(source)) return pythonDeclarations(source);
   return parseToolsetSource(source).declarations;
 }
 

@@ -118,12 +118,25 @@ function bindingImpl(
 ): CapabilityExport["impl"] {
   return async (run, args: JsonObject) => {
     const runtime = await input.runtime();
-    const call = bindingInvocation(input.version.compiledJs, binding, args);
+    // Python takes named arguments (its defaults apply to the ones left out); TypeScript gets a
+    // generated entry that maps them to positions.
+    const call =
+      input.version.language === "python"
+        ? {
+            code: input.version.compiledJs,
+            exportName: binding.name,
+            args: [],
+            kwargs: Object.fromEntries(
+              binding.params.filter((p) => Object.hasOwn(args, p)).map((p) => [p, args[p]]),
+            ),
+          }
+        : bindingInvocation(input.version.compiledJs, binding, args);
     const result = await runtimeFor(input).runBinding({
       trustDomain: `${input.name}@${input.version.contentHash}`,
       code: call.code,
       exportName: call.exportName,
       args: call.args,
+      ...("kwargs" in call ? { kwargs: call.kwargs } : {}),
       env: runtime.env,
       secrets: runtime.secrets,
       allowedHosts: runtime.allowedHosts,
@@ -170,11 +183,18 @@ export function createToolsetModuleSource(options: ToolsetModulesOptions): Modul
       if (missing.length > 0) {
         const rows = await db.toolsetVersion.findMany({
           where: { id: { in: missing } },
-          select: { id: true, compiledJs: true, contentHash: true, doc: true, bindings: true },
+          select: {
+            id: true,
+            compiledJs: true,
+            contentHash: true,
+            doc: true,
+            bindings: true,
+            language: true,
+          },
         });
         for (const r of rows) {
           versions.set(r.id, {
-            language: "typescript",
+            language: r.language === "python" ? "python" : "typescript",
             compiledJs: r.compiledJs,
             contentHash: r.contentHash,
             doc: r.doc,

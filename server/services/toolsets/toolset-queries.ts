@@ -5,6 +5,7 @@
  */
 import type { Category } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
+import { looksLikePythonToolset } from "../../core/python/parse-python";
 import {
   diffToolsetVersions,
   formatToolsetDiff,
@@ -23,6 +24,8 @@ export interface ToolsetSummary {
   version: number | null;
   contentHash: string | null;
   bindingCount: number;
+  /** The code file: toolset.ts (typescript) or toolset.py (python). */
+  language: "typescript" | "python";
   categories: Category[];
   timeoutMs: number;
   allowedHosts: string[];
@@ -130,6 +133,7 @@ export async function listToolsets(db: Db): Promise<ToolsetSummary[]> {
       version: v?.version ?? null,
       contentHash: v?.contentHash ?? null,
       bindingCount: bindings.length,
+      language: v && looksLikePythonToolset(v.source) ? ("python" as const) : ("typescript" as const),
       categories: [...new Set(bindings.map((b) => b.category))],
       timeoutMs: t.timeoutMs,
       allowedHosts: parseHosts(t.allowedHosts),

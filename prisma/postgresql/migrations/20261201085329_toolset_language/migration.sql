@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ToolsetVersion" ADD COLUMN     "language" TEXT NOT NULL DEFAULT 'typescript';
