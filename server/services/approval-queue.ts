@@ -73,7 +73,13 @@ async function keyNames(db: Db, rows: { apiKeyId: string | null }[]) {
   return new Map(keys.map((k) => [k.id, k.name]));
 }
 
-export const HISTORY_DECISIONS = ["allowed_once", "allowed_session", "denied", "expired", "abandoned"] as const;
+export const HISTORY_DECISIONS = [
+  "allowed_once",
+  "allowed_session",
+  "denied",
+  "expired",
+  "abandoned",
+] as const;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 const day = z.preprocess(blankToUndefined, z.iso.date().optional()).catch(undefined);

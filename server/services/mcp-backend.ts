@@ -5,14 +5,15 @@
  * it: an API key can never approve its own requests, and a client's prompt answer
  * cannot be told apart from one its agent forged.
  */
-import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
+
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
+import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { RegisteredModule } from "../core/capabilities/registry";
 import type { Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
-import type { SkillStore } from "../core/skills";
 import type { ApprovalAnswer } from "../core/gate/approvals";
+import type { SkillStore } from "../core/skills";
 import type { Db } from "../db";
 import type { ApiKeyIdentity } from "./api-keys";
 import type { ServerEngine } from "./engine";

@@ -71,7 +71,15 @@ export interface ApprovalRecord {
 
 export type NewApproval = Omit<
   ApprovalRecord,
-  "id" | "status" | "scope" | "decidedById" | "decidedAt" | "consumedAt" | "createdAt" | "grantId" | "endReason"
+  | "id"
+  | "status"
+  | "scope"
+  | "decidedById"
+  | "decidedAt"
+  | "consumedAt"
+  | "createdAt"
+  | "grantId"
+  | "endReason"
 >;
 
 /** All state changes are compare-and-set; `false` means another writer got there first. */

@@ -23,7 +23,6 @@ import { isAppError } from "../errors";
 import type { BindingResult, BindingRuntime, RunBindingRequest } from "../sandbox/binding-runtime";
 import { createEgressFetch } from "../sandbox/egress";
 import {
-  createAllowlistFetch,
   type HostFetch,
   type HostFetchRequest,
   isHostAllowed,

@@ -15,13 +15,13 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createEngine, type Engine } from "../../core/actions/engine";
+import { renderModuleTypings } from "../../core/actions/module-typings";
 import { builtinModules } from "../../core/capabilities/builtins";
 import { createScriptedApprover, testSession } from "../../core/testing/fixtures";
 import { createMemoryPorts, type MemoryPorts } from "../../core/testing/memory-ports";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
 import { capabilitiesDocument } from "../mcp-backend";
-import { renderModuleTypings } from "../../core/actions/module-typings";
 import { createCapabilityCategoryLookup } from "../toolsets";
 import {
   categorizeTools,
