@@ -22,11 +22,7 @@ import { Worker } from "node:worker_threads";
 import { isAppError } from "../errors";
 import type { BindingResult, BindingRuntime, RunBindingRequest } from "../sandbox/binding-runtime";
 import { createEgressFetch } from "../sandbox/egress";
-import {
-  type HostFetch,
-  type HostFetchRequest,
-  isHostAllowed,
-} from "../sandbox/host-fetch";
+import { type HostFetch, type HostFetchRequest, isHostAllowed } from "../sandbox/host-fetch";
 import type { LogEntry, SandboxErrorKind } from "../sandbox/protocol";
 import type { PythonParseOutput } from "./parse-python";
 
