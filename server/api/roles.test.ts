@@ -32,6 +32,7 @@ const POLICY: Record<string, Min> = {
   "events.live": "viewer",
   "events.announce": "admin",
   "approvals.queue": "viewer",
+  "approvals.historyFilterOptions": "viewer",
   "approvals.pendingCount": "viewer",
   "approvals.decide": "approver",
   "approvals.revokeSessionGrants": "approver",
@@ -66,6 +67,20 @@ const POLICY: Record<string, Min> = {
   "toolsets.unsetEnv": "admin",
   "toolsets.updateSettings": "admin",
   "toolsets.tryIt": "approver",
+  "mcpServers.list": "viewer",
+  "mcpServers.get": "viewer",
+  "mcpServers.save": "admin",
+  "mcpServers.import": "admin",
+  "mcpServers.refresh": "admin",
+  "mcpServers.setSecret": "admin",
+  "mcpServers.categorize": "admin",
+  "mcpServers.remove": "admin",
+  "skills.list": "viewer",
+  "skills.get": "viewer",
+  "skills.file": "viewer",
+  "skills.diff": "viewer",
+  "skills.upload": "admin",
+  "skills.remove": "admin",
 };
 
 const RANK: Record<Min, number> = { public: 0, viewer: 1, approver: 2, admin: 3 };
