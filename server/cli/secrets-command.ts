@@ -3,8 +3,7 @@
  * `secrets status`: where the key comes from and how many secrets are sealed.
  */
 import { auditLogFor, cliActor } from "../services/audit-log";
-import { SEALED_PREFIX } from "../services/secret-box";
-import { rotateSecretKey, secretBoxConfigFor, secretBoxFor } from "../services/stored-secrets";
+import { rotateSecretKey, sealedCount, secretBoxConfigFor, secretBoxFor } from "../services/stored-secrets";
 import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 
@@ -30,7 +29,7 @@ export const secretsCommand: CliCommand = {
       const config = secretBoxConfigFor(db);
       if (sub === "status") {
         const box = await secretBoxFor(db, config);
-        const sealed = await db.toolsetEnvVar.count({ where: { value: { startsWith: SEALED_PREFIX } } });
+        const sealed = await sealedCount(db);
         io.out(
           `key ${box.keyId} from ${config.envKey ? "TOOLSTORE_SECRET_KEY" : config.keyFile}; ${sealed} secret(s) encrypted`,
         );

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import { openSecrets } from "./mcp-servers/secrets";
 import { createSecretBox, isSealed, newSecretKeyText, parseSecretKey } from "./secret-box";
 import { prepareSecretBox, secretBoxFor } from "./stored-secrets";
 import { loadToolsetRuntime, setToolsetEnvVar, syncToolsetsFolder } from "./toolsets";
@@ -65,8 +66,19 @@ describe("[SECRETS] secrets at rest", () => {
     await db.toolsetEnvVar.create({
       data: { toolsetId, name: "WEBHOOK_URL", value: "http://127.0.0.1:1/hook", secret: false },
     });
+    // An MCP server secret stored before encryption at rest, in its old plain form.
+    const server = await db.mcpServer.create({
+      data: { name: "remote", transport: "http", url: "http://127.0.0.1:1/mcp" },
+    });
+    await db.mcpServerSecret.create({
+      data: { serverId: server.id, name: "TOKEN", sealed: `plain:v1:${SECRET}` },
+    });
     expect(fs.existsSync(keyFile)).toBe(false);
     await secretBoxFor(db);
+    const mcpRow = await db.mcpServerSecret.findFirstOrThrow({ where: { name: "TOKEN" } });
+    expect(isSealed(mcpRow.sealed)).toBe(true);
+    expect(mcpRow.sealed).not.toContain("tok");
+    expect((await openSecrets(db, server.id, [mcpRow])).get("TOKEN")).toBe(SECRET);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     const stored = await db.toolsetEnvVar.findMany({ where: { toolsetId }, orderBy: { name: "asc" } });
     expect(stored.map((r) => [r.name, isSealed(r.value)])).toEqual([
@@ -95,7 +107,7 @@ describe("[SECRETS] secrets at rest", () => {
     fs.renameSync(keyFile, moved);
     try {
       await expect(prepareSecretBox(db, { keyFile })).rejects.toThrow(
-        /1 stored secret\(s\) are encrypted but no key was found: restore .*secret\.key or set TOOLSTORE_SECRET_KEY/,
+        /2 stored secret\(s\) are encrypted but no key was found: restore .*secret\.key or set TOOLSTORE_SECRET_KEY/,
       );
       expect(fs.existsSync(keyFile)).toBe(false); // no new key was made
       expect(await db.toolsetEnvVar.findMany({ orderBy: { name: "asc" } })).toEqual(before);
@@ -108,7 +120,7 @@ describe("[SECRETS] secrets at rest", () => {
     const oldKey = fs.readFileSync(keyFile, "utf8");
     const oldRow = await db.toolsetEnvVar.findFirstOrThrow({ where: { toolsetId, name: "WEBHOOK_TOKEN" } });
     const rotated = await cli("secrets", "rotate-key");
-    expect(rotated).toMatchObject({ code: 0, out: expect.stringContaining("re-encrypted 1 secret(s)") });
+    expect(rotated).toMatchObject({ code: 0, out: expect.stringContaining("re-encrypted 2 secret(s)") });
     expect(fs.readFileSync(keyFile, "utf8")).not.toBe(oldKey);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(`${keyFile}.previous`, "utf8").trim()).toBe(oldKey.trim());
@@ -122,11 +134,13 @@ describe("[SECRETS] secrets at rest", () => {
     const fresh = createDb({ provider: "sqlite", url: dbFile });
     try {
       expect((await loadToolsetRuntime(fresh, toolsetId)).secrets.WEBHOOK_TOKEN).toBe(`${SECRET}-2`);
+      const mcpRow = await fresh.mcpServerSecret.findFirstOrThrow({ where: { name: "TOKEN" } });
+      expect((await openSecrets(fresh, mcpRow.serverId, [mcpRow])).get("TOKEN")).toBe(SECRET);
     } finally {
       await fresh.$disconnect();
     }
     expect((await cli("secrets", "status")).out).toMatch(
-      /^key [0-9a-f]{12} from .*secret\.key; 1 secret\(s\) encrypted$/,
+      /^key [0-9a-f]{12} from .*secret\.key; 2 secret\(s\) encrypted$/,
     );
   });
 });

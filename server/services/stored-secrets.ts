@@ -26,6 +26,13 @@ export function toolsetSecretContext(toolsetId: string, name: string): string {
   return `toolset-env:${toolsetId}:${name}`;
 }
 
+export function mcpSecretContext(serverId: string, name: string): string {
+  return `mcp-server:${serverId}:${name}`;
+}
+
+/** How MCP server secrets were stored before encryption at rest; sealed at the next start. */
+export const MCP_PLAIN_PREFIX = "plain:v1:";
+
 export interface SecretBoxConfig {
   envKey?: string;
   keyFile: string;
@@ -48,8 +55,13 @@ export function secretBoxFor(db: Db, config?: SecretBoxConfig): Promise<SecretBo
   return box;
 }
 
-async function sealedCount(db: Db): Promise<number> {
-  return db.toolsetEnvVar.count({ where: { value: { startsWith: SEALED_PREFIX } } });
+/** Sealed secrets in the database: toolset variables and MCP server secrets. */
+export async function sealedCount(db: Db): Promise<number> {
+  const [toolsets, mcp] = await Promise.all([
+    db.toolsetEnvVar.count({ where: { value: { startsWith: SEALED_PREFIX } } }),
+    db.mcpServerSecret.count({ where: { sealed: { startsWith: SEALED_PREFIX } } }),
+  ]);
+  return toolsets + mcp;
 }
 
 export async function prepareSecretBox(db: Db, config: SecretBoxConfig): Promise<SecretBox> {
@@ -80,6 +92,18 @@ export async function sealPlaintextSecrets(db: Db, box: SecretBox): Promise<numb
     const { count } = await db.toolsetEnvVar.updateMany({
       where: { id: row.id, value: row.value },
       data: { value: box.seal(row.value, toolsetSecretContext(row.toolsetId, row.name)) },
+    });
+    sealed += count;
+  }
+  const mcp = await db.mcpServerSecret.findMany({
+    where: { sealed: { startsWith: MCP_PLAIN_PREFIX } },
+    select: { id: true, serverId: true, name: true, sealed: true },
+  });
+  for (const row of mcp) {
+    const plain = row.sealed.slice(MCP_PLAIN_PREFIX.length);
+    const { count } = await db.mcpServerSecret.updateMany({
+      where: { id: row.id, sealed: row.sealed },
+      data: { sealed: box.seal(plain, mcpSecretContext(row.serverId, row.name)) },
     });
     sealed += count;
   }
@@ -137,8 +161,12 @@ export async function rotateSecretKey(
     where: { value: { startsWith: SEALED_PREFIX } },
     select: { id: true, toolsetId: true, name: true, value: true },
   });
-  await db.$transaction(
-    rows.map((row) => {
+  const mcpRows = await db.mcpServerSecret.findMany({
+    where: { sealed: { startsWith: SEALED_PREFIX } },
+    select: { id: true, serverId: true, name: true, sealed: true },
+  });
+  await db.$transaction([
+    ...rows.map((row) => {
       const context = toolsetSecretContext(row.toolsetId, row.name);
       return db.toolsetEnvVar.update({
         where: { id: row.id },
@@ -146,12 +174,20 @@ export async function rotateSecretKey(
         select: { id: true },
       });
     }),
-  );
+    ...mcpRows.map((row) => {
+      const context = mcpSecretContext(row.serverId, row.name);
+      return db.mcpServerSecret.update({
+        where: { id: row.id },
+        data: { sealed: box.seal(box.open(row.sealed, context), context) },
+        select: { id: true },
+      });
+    }),
+  ]);
   if (current) writeKeyFile(`${config.keyFile}.previous`, current.toString("base64"));
   if (loaded.source === "env") {
     boxes.delete(db);
     return {
-      resealed: rows.length,
+      resealed: rows.length + mcpRows.length,
       oldKeyId: old.keyId,
       newKeyId: keyIdOf(next),
       newEnvKey: newKeyText,
@@ -160,5 +196,10 @@ export async function rotateSecretKey(
   }
   fs.renameSync(`${config.keyFile}.next`, config.keyFile);
   boxes.delete(db);
-  return { resealed: rows.length, oldKeyId: old.keyId, newKeyId: keyIdOf(next), keyFile: config.keyFile };
+  return {
+    resealed: rows.length + mcpRows.length,
+    oldKeyId: old.keyId,
+    newKeyId: keyIdOf(next),
+    keyFile: config.keyFile,
+  };
 }

@@ -26,7 +26,7 @@ export {
   type McpModuleSourceOptions,
 } from "./module-source";
 export { mapToolResult } from "./results";
-export { openSecret, resolveSecretPlaceholders, sealSecret, secretNames } from "./secrets";
+export { openSecrets, resolveSecretPlaceholders, sealSecret, secretNames } from "./secrets";
 export {
   type CategorizeResult,
   type CategorizeRule,

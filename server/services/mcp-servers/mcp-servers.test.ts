@@ -364,6 +364,10 @@ describe("[MCP SERVERS] HTTP upstream with a secret header, and a changed tool",
     expect(detail.status).toBe("ready");
     expect(detail.secrets).toEqual(["NOTES_TOKEN"]);
     expect(JSON.stringify(detail)).not.toContain(TOKEN);
+    // At rest the value is sealed with the secret key, never stored as written.
+    const [stored] = await db.mcpServerSecret.findMany({ select: { sealed: true } });
+    expect(stored?.sealed).toMatch(/^tsb1:/);
+    expect(stored?.sealed).not.toContain(TOKEN);
     expect(detail.toolList[0]).toMatchObject({
       name: "save-note",
       exportName: "save_note",

@@ -12,7 +12,7 @@ import type { CapabilityExport, CapabilityModule, Category, JsonSchema } from ".
 import type { Db } from "../../db";
 import { type ConnectionConfig, type ConnectionManager, createConnectionManager } from "./connections";
 import { mapToolResult } from "./results";
-import { resolveSecretPlaceholders } from "./secrets";
+import { openSecrets, resolveSecretPlaceholders } from "./secrets";
 import { setServerStatus, syncServerTools, wireName } from "./servers";
 
 export interface McpModuleSourceOptions {
@@ -74,8 +74,8 @@ function parse<T>(text: string, fallback: T): T {
 }
 
 /** What the connection needs, secrets opened. Throws CONFIG_INVALID naming a missing secret. */
-export function connectionConfigOf(row: ServerRow, cwd?: string): ConnectionConfig {
-  const secrets = new Map(row.secrets.map((s) => [s.name, s.sealed]));
+export async function connectionConfigOf(db: Db, row: ServerRow, cwd?: string): Promise<ConnectionConfig> {
+  const secrets = await openSecrets(db, row.id, row.secrets);
   const base = { name: row.name, callTimeoutMs: row.callTimeoutMs };
   if (row.transport === "http") {
     return {
@@ -130,7 +130,7 @@ export function createMcpModuleSource(options: McpModuleSourceOptions): McpModul
   async function refreshRow(row: ServerRow): Promise<void> {
     let config: ConnectionConfig;
     try {
-      config = connectionConfigOf(row, options.cwd);
+      config = await connectionConfigOf(db, row, options.cwd);
     } catch (error) {
       await setServerStatus(db, row.name, { status: "error", lastError: (error as Error).message });
       throw error;
@@ -162,7 +162,7 @@ export function createMcpModuleSource(options: McpModuleSourceOptions): McpModul
         },
         versionHash: tool.hash,
         impl: async (run, args) => {
-          const config = connectionConfigOf(row, options.cwd);
+          const config = await connectionConfigOf(db, row, options.cwd);
           const result = await manager.callTool(config, tool.name, args, {
             signal: run.signal,
             expectHash: tool.hash,

@@ -149,10 +149,11 @@ export async function setServerSecret(
   }
   if (!value) throw new AppError("BAD_INPUT", `secret "${name}" needs a value`);
   const id = serverId ?? (await requireServer(db, server)).id;
+  const sealed = await sealSecret(db, id, name, value);
   await db.mcpServerSecret.upsert({
     where: { serverId_name: { serverId: id, name } },
-    create: { serverId: id, name, sealed: sealSecret(value) },
-    update: { sealed: sealSecret(value) },
+    create: { serverId: id, name, sealed },
+    update: { sealed },
     select: { id: true },
   });
   // The next connection opens the new value.

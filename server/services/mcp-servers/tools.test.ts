@@ -1,7 +1,7 @@
 /** Export names, collisions, the pin hash, category proposals and the mcpServers import shape. */
 import { describe, expect, it } from "vitest";
 import { parseMcpServersJson } from "./config";
-import { resolveSecretPlaceholders, sealSecret } from "./secrets";
+import { resolveSecretPlaceholders } from "./secrets";
 import { globMatches, parseCategorizeRule } from "./servers";
 import { assignExportNames, exportNameFor, proposeCategory, toolHash } from "./tools";
 
@@ -76,7 +76,7 @@ describe("[MCP SERVERS] configuration", () => {
   });
 
   it("resolves secret placeholders only from stored secrets, naming a missing one", () => {
-    const secrets = new Map([["T", sealSecret("s3cret")]]);
+    const secrets = new Map([["T", "s3cret"]]);
     expect(resolveSecretPlaceholders({ Authorization: "Bearer {{secret:T}}" }, secrets, "remote")).toEqual({
       Authorization: "Bearer s3cret",
     });
