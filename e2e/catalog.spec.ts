@@ -161,6 +161,12 @@ test("[TOOLSETS]: Try it on a write binding is blocked in plan mode and waits fo
   await expect(page.getByTestId("try-waiting")).toContainText("Waiting for approval");
   await expect(page.getByTestId("try-waiting")).toContainText(/expires in \d:\d\d/);
   await screenshot(page, "toolset-try-waiting");
+
+  // Answer it, so no request of this test is left in the queue the later specs work in.
+  await page.goto("/approvals");
+  const card = page.getByTestId("approval-card").filter({ hasText: "webhook.send" });
+  await card.getByRole("button", { name: "Deny" }).click();
+  await expect(page.getByTestId("approval-card").filter({ hasText: "webhook.send" })).toHaveCount(0);
 });
 
 test("[TOOLSETS]: a secret is masked and never sent back to the browser", async ({ browser }) => {

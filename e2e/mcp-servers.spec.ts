@@ -97,7 +97,7 @@ test("[MCP SERVERS]: a playground action calls the server; its write is approved
   const timeline = page.getByTestId("timeline");
   const write = timeline.locator('li[data-capability="memory.create_entities"]').last();
   await expect(write.getByTestId("decision")).toHaveText("waiting…");
-  const card = queue.locator("article, li, section").filter({ hasText: "memory.create_entities" }).first();
+  const card = queue.getByTestId("approval-card").filter({ hasText: "memory.create_entities" });
   await expect(card).toBeVisible();
   await expect(card).toContainText("write");
   await screenshot(queue, "mcp-approval-pending");
