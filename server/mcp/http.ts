@@ -18,12 +18,15 @@ import type { Db } from "../db";
 import { createRequestGuard, type RequestGuard } from "../http/request-guard";
 import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
 import type { McpBackend } from "../services/mcp-backend";
+import { createTtlCache } from "../services/ttl-cache";
 import { checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
 import { createMcpServer, ELICIT_ANSWERS, ELICIT_META_KEY } from "./server";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const ELICIT_ID_PREFIX = "toolstore-elicit:";
 const SEEN_EVERY_MS = 60_000;
+/** A session row read on this instance is reused this long (a close here drops it at once). */
+const SESSION_CACHE_MS = 1_000;
 
 export interface McpHttpOptions {
   db: Db;
@@ -43,6 +46,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
   const limiter = createRateLimiter(options.rateLimitPerMinute);
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const guard = options.guard ?? createRequestGuard({ allowedOrigins: options.allowedOrigins });
+  // A client sends several requests per call, and each used to read its session row.
+  const sessionRows = createTtlCache<Awaited<ReturnType<typeof readSession>>>(SESSION_CACHE_MS);
+  const readSession = (id: string) => options.db.mcpSession.findUnique({ where: { id } });
 
   return async function handleMcp(req: Request): Promise<Response> {
     const verdict = guard.check(req);
@@ -96,7 +102,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
       clientVersion: string;
     } | null = null;
     if (sessionHeader) {
-      const row = await options.db.mcpSession.findUnique({ where: { id: sessionHeader } });
+      const row = await sessionRows.get(sessionHeader, () => readSession(sessionHeader));
       if (!row || row.closedAt || row.apiKeyId !== identity.id) {
         return jsonError(404, -32001, "Session not found: initialize a new MCP session.");
       }
@@ -108,6 +114,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
       };
       if (Date.now() - row.lastSeenAt.getTime() > SEEN_EVERY_MS) {
         await options.db.mcpSession.update({ where: { id: row.id }, data: { lastSeenAt: new Date() } });
+        sessionRows.forget(row.id);
       }
     }
 
@@ -126,6 +133,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
         });
       },
       onsessionclosed: async (id) => {
+        sessionRows.forget(id);
         await options.db.mcpSession.updateMany({
           where: { id, closedAt: null },
           data: { closedAt: new Date() },

@@ -17,6 +17,7 @@ import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { ApiKeyIdentity } from "../services/api-keys";
 import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
 import { RUN_META_KEY, RUN_RESOURCE_PREFIX, registerRunResource } from "./run-resource";
+import { createSharedSchemaValidator } from "./schema-validator";
 import { registerSkillResources } from "./skill-resources";
 
 export const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
@@ -28,6 +29,8 @@ const elicitResultSchema = z.object({
   content: z.object({ decision: z.string().optional() }).loose().optional(),
 });
 const PROGRESS_EVERY_MS = 5_000;
+/** Shared by every per-request server: the SDK would build an Ajv instance for each. */
+const schemaValidator = createSharedSchemaValidator();
 /** How often a task's state is re-read (client polls, tasks/result waits, cancel watch). */
 const TASK_POLL_MS = 1_000;
 
@@ -71,6 +74,7 @@ export async function createMcpServer(options: {
   const { toolDescription, capabilities } = await backend.describe(identity);
   const tasks = backend.taskStore?.(identity);
   const server = new McpServer(SERVER_INFO, {
+    jsonSchemaValidator: schemaValidator,
     ...(tasks ? { taskStore: tasks, defaultTaskPollInterval: TASK_POLL_MS } : {}),
     capabilities: {
       tools: {},

@@ -8,6 +8,7 @@ import { MODES, type Mode } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import { newToken, sha256 } from "./auth";
+import { createTtlCache, type TtlCache } from "./ttl-cache";
 
 export const KEY_PREFIX = "tsk_";
 const LAST_USED_EVERY_MS = 60_000;
@@ -83,6 +84,7 @@ export async function revokeApiKey(db: Db, id: string): Promise<void> {
     where: { id, revokedAt: null },
     data: { revokedAt: new Date() },
   });
+  forgetApiKeyChecks(db);
   if (count === 0) {
     const exists = await db.apiKey.findUnique({ where: { id }, select: { id: true } });
     throw new AppError(
@@ -92,14 +94,41 @@ export async function revokeApiKey(db: Db, id: string): Promise<void> {
   }
 }
 
+/**
+ * Key checks are cached for at most KEY_CACHE_MS (issue 11: a key check was three queries on
+ * every MCP request). Revoking on this instance drops the entry at once; another instance's
+ * revocation takes effect within the TTL. Concurrent checks of one key share one lookup.
+ */
+export const KEY_CACHE_MS = 1_000;
+const keyCaches = new WeakMap<Db, TtlCache<ApiKeyIdentity | null>>();
+
+function keyCache(db: Db): TtlCache<ApiKeyIdentity | null> {
+  let cache = keyCaches.get(db);
+  if (!cache) {
+    cache = createTtlCache(KEY_CACHE_MS);
+    keyCaches.set(db, cache);
+  }
+  return cache;
+}
+
+/** Forget every cached key check of this database client (after a revocation). */
+export function forgetApiKeyChecks(db: Db): void {
+  keyCaches.get(db)?.clear();
+}
+
 /** The identity behind a presented key, or null when unknown or revoked. Checked on every request. */
 export async function verifyApiKey(
   db: Db,
   presented: string | null | undefined,
 ): Promise<ApiKeyIdentity | null> {
   if (!presented?.startsWith(KEY_PREFIX) || presented.length > 200) return null;
+  const hash = sha256(presented);
+  return keyCache(db).get(hash, () => lookUpApiKey(db, hash));
+}
+
+async function lookUpApiKey(db: Db, keyHash: string): Promise<ApiKeyIdentity | null> {
   const row = await db.apiKey.findUnique({
-    where: { keyHash: sha256(presented) },
+    where: { keyHash },
     select: {
       id: true,
       name: true,

@@ -58,10 +58,10 @@ export const toolsetsRouter = router({
         secret: z.boolean().optional(),
       }),
     )
-    .mutation(({ ctx, input }) => setToolsetEnvVar(ctx.db, input)),
+    .mutation(async ({ ctx, input }) => setToolsetEnvVar(ctx.db, input, (await ctx.engine()).registry)),
   unsetEnv: adminProcedure
     .input(z.object({ toolset: z.string().min(1).max(64), name: z.string().min(1).max(128) }))
-    .mutation(({ ctx, input }) => unsetToolsetEnvVar(ctx.db, input)),
+    .mutation(async ({ ctx, input }) => unsetToolsetEnvVar(ctx.db, input, (await ctx.engine()).registry)),
   updateSettings: adminProcedure
     .input(
       name.extend({
@@ -69,9 +69,9 @@ export const toolsetsRouter = router({
         allowedHosts: z.array(z.string().max(253)).max(100).optional(),
       }),
     )
-    .mutation(({ ctx, input }) => {
+    .mutation(async ({ ctx, input }) => {
       const { name: toolset, ...changes } = input;
-      return updateToolsetSettings(ctx.db, toolset, changes);
+      return updateToolsetSettings(ctx.db, toolset, changes, (await ctx.engine()).registry);
     }),
 
   /** Calls one binding through the gate (it may wait for approval); refusals come back as values. */

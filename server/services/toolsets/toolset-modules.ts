@@ -164,7 +164,8 @@ function bindingImpl(
 
 /**
  * The registry's source for toolsets. Toolset rows and categories are read on every call of
- * `listModules` (the registry caches briefly); compiled code is cached per version id.
+ * `listModules` (the registry caches briefly), and each toolset's settings at its first call after
+ * that; compiled code is cached per version id.
  */
 export function createToolsetModuleSource(options: ToolsetModulesOptions): ModuleSource {
   const { db } = options;
@@ -207,14 +208,21 @@ export function createToolsetModuleSource(options: ToolsetModulesOptions): Modul
       for (const t of toolsets) {
         const version = versions.get(t.currentVersionId as string);
         if (!version) continue;
+        // Settings are read once per module list, so they are as fresh as the list itself (the
+        // registry refreshes it within a second, and at once after a write on this instance).
+        let settings: Promise<ToolsetRuntime> | undefined;
+        const runtime = () => {
+          if (!settings) {
+            const loading = loadToolsetRuntime(db, t.id);
+            settings = loading;
+            loading.catch(() => {
+              if (settings === loading) settings = undefined;
+            });
+          }
+          return settings;
+        };
         modules.push(
-          buildToolsetModule({
-            name: t.name,
-            description: t.description,
-            version,
-            runtime: () => loadToolsetRuntime(db, t.id),
-            runtimes,
-          }),
+          buildToolsetModule({ name: t.name, description: t.description, version, runtime, runtimes }),
         );
       }
       return modules;

@@ -3,6 +3,7 @@
  * hosts. Secrets are write-only here: they are stored, injected into the sandbox at call time
  * (./toolset-modules.ts) and redacted from results and logs, but never returned.
  */
+import type { CapabilityRegistry } from "../../core/capabilities/registry";
 import { AppError } from "../../core/errors";
 import { isValidEnvName, isValidHostPattern, TIMEOUT_MAX_MS, TIMEOUT_MIN_MS } from "../../core/toolsets";
 import type { Db } from "../../db";
@@ -13,6 +14,12 @@ import { type EnvVarView, envViews } from "./toolset-queries";
 /** The engine does not redact shorter values (they would mangle ordinary text), so refuse them. */
 export const MIN_SECRET_LENGTH = 4;
 export const MAX_ENV_VALUE_LENGTH = 8192;
+
+/**
+ * The running engine's registry: a toolset's settings are read once per module list, so a write
+ * refreshes the list at once on this instance (others within the registry's cache time).
+ */
+type RegistryCache = Pick<CapabilityRegistry, "invalidate">;
 
 async function toolsetRow(db: Db, name: string) {
   const row = await db.toolset.findUnique({
@@ -48,7 +55,11 @@ export interface SetEnvInput {
 }
 
 /** Sets a variable; returns the masked view (a secret's value is not echoed). */
-export async function setToolsetEnvVar(db: Db, input: SetEnvInput): Promise<EnvVarView> {
+export async function setToolsetEnvVar(
+  db: Db,
+  input: SetEnvInput,
+  registry?: RegistryCache,
+): Promise<EnvVarView> {
   if (!isValidEnvName(input.name)) {
     throw new AppError(
       "BAD_INPUT",
@@ -83,13 +94,19 @@ export async function setToolsetEnvVar(db: Db, input: SetEnvInput): Promise<EnvV
     update: { value, secret },
     select: { name: true, value: true, secret: true, updatedAt: true },
   });
+  registry?.invalidate();
   return envViews(declarations, [saved]).find((v) => v.name === input.name) as EnvVarView;
 }
 
-export async function unsetToolsetEnvVar(db: Db, input: { toolset: string; name: string }): Promise<void> {
+export async function unsetToolsetEnvVar(
+  db: Db,
+  input: { toolset: string; name: string },
+  registry?: RegistryCache,
+): Promise<void> {
   const row = await toolsetRow(db, input.toolset);
   const { count } = await db.toolsetEnvVar.deleteMany({ where: { toolsetId: row.id, name: input.name } });
   if (count === 0) throw new AppError("NOT_FOUND", `${input.toolset} has no variable ${input.name}`);
+  registry?.invalidate();
 }
 
 export interface ToolsetSettings {
@@ -101,6 +118,7 @@ export async function updateToolsetSettings(
   db: Db,
   toolset: string,
   changes: { timeoutMs?: number; allowedHosts?: string[] },
+  registry?: RegistryCache,
 ): Promise<ToolsetSettings> {
   const row = await toolsetRow(db, toolset);
   const data: { timeoutMs?: number; allowedHosts?: string } = {};
@@ -133,5 +151,6 @@ export async function updateToolsetSettings(
     data,
     select: { timeoutMs: true, allowedHosts: true },
   });
+  registry?.invalidate();
   return { timeoutMs: saved.timeoutMs, allowedHosts: parseHosts(saved.allowedHosts) };
 }
