@@ -2,11 +2,11 @@
  * The one Prisma client of the process, kept on globalThis so Next's module reloading does not
  * open a second connection. SQLite (default) and PostgreSQL go through Prisma driver adapters.
  */
-import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as PgPrismaClient } from "./db/generated/postgresql/client";
 import { PrismaClient } from "./db/generated/sqlite/client";
 import { type DbTarget, parseDatabaseUrl, pgConfigFromUrl } from "./db/provider";
+import { PrismaWorkerSqlite } from "./db/sqlite-worker";
 import { loadEnv } from "./env";
 
 /** Both generated clients expose the same model API; the SQLite one names the type. */
@@ -17,19 +17,11 @@ export type { Prisma } from "./db/generated/sqlite/client";
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 /**
- * Sets the connection's pragmas before Prisma sends its first query (the adapter keeps one
- * connection per client): WAL lets readers and the writer overlap; FULL makes a committed
- * decision survive a power cut; foreign keys make the schema's cascades real.
+ * The connection's pragmas, set before Prisma sends its first query (one connection per client,
+ * on its own thread: ./db/sqlite-worker.ts): WAL lets readers and the writer overlap; FULL makes a
+ * committed decision survive a power cut; foreign keys make the schema's cascades real.
  */
-class TunedSqlite extends PrismaBetterSqlite3 {
-  override async connect() {
-    const adapter = await super.connect();
-    await adapter.executeScript(
-      "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
-    );
-    return adapter;
-  }
-}
+const SQLITE_SETUP = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
 
 const targets = new WeakMap<Db, DbTarget>();
 
@@ -37,7 +29,13 @@ export function createDb(target: DbTarget): Db {
   const db =
     target.provider === "postgresql"
       ? (new PgPrismaClient({ adapter: new PrismaPg(pgConfigFromUrl(target.url)) }) as unknown as Db)
-      : new PrismaClient({ adapter: new TunedSqlite({ url: target.url, timeout: SQLITE_BUSY_TIMEOUT_MS }) });
+      : new PrismaClient({
+          adapter: new PrismaWorkerSqlite({
+            url: target.url,
+            timeout: SQLITE_BUSY_TIMEOUT_MS,
+            setup: SQLITE_SETUP,
+          }),
+        });
   targets.set(db, target);
   return db;
 }

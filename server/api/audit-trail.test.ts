@@ -11,6 +11,7 @@ import { deployMigrations } from "../db/migrate";
 import { createApiKey } from "../services/api-keys";
 import { verifyAuditChain } from "../services/audit-log";
 import type { SessionUser } from "../services/auth";
+import type { ServerEngine } from "../services/engine";
 import { createPrismaDecisionSink } from "../services/engine/run-stores";
 import { createWriteBatcher } from "../services/engine/write-batcher";
 import { syncToolsetsFolder } from "../services/toolsets";
@@ -42,8 +43,19 @@ function caller() {
     method: "POST",
     headers: { "x-toolstore-csrf": "1", host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" },
   });
-  // These admin mutations never reach the engine; a call that did would fail loudly here.
-  const engine = () => Promise.reject(new Error("the audit-trail test starts no engine"));
+  // These admin mutations reach the engine only to refresh its registry after a settings write;
+  // anything else they asked of it would fail loudly here.
+  const registry = { invalidate() {} };
+  const engine = () =>
+    Promise.resolve(
+      new Proxy({ registry } as unknown as ServerEngine, {
+        get(target, name) {
+          if (name === "registry") return registry;
+          if (name === "then") return undefined;
+          throw new Error(`the audit-trail test starts no engine (asked for ${String(name)})`);
+        },
+      }),
+    );
   return createCaller({ db, user: admin, sessionToken: "t", req, resHeaders: new Headers(), engine });
 }
 

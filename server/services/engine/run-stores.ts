@@ -226,16 +226,27 @@ export function createPrismaAssetStore(db: Db): AssetStore {
 
 /**
  * Engine events into the Event outbox (the same rows server/services/events.ts writes; every
- * instance's tail picks them up), batched with the run's other writes. The payload is the event
- * without its type.
+ * instance's tail picks them up), batched with the run's other writes: the events of one tick
+ * are one multi-row insert, in the order they were published. The payload is the event without
+ * its type.
  */
 export function createOutboxPublisher(db: Db, batch: WriteBatcher): EventPublisher {
+  let group: { type: string; payload: string }[] | undefined;
+  let written: Promise<unknown> = Promise.resolve();
   return {
     async publish(event) {
       const { type, ...payload } = event;
-      await batch.write(() =>
-        db.event.create({ data: { type, payload: JSON.stringify(payload) }, select: { seq: true } }),
-      );
+      if (!group) {
+        const rows: { type: string; payload: string }[] = [];
+        group = rows;
+        // Built when the batch runs: events published until then join this insert.
+        written = batch.write(() => {
+          if (group === rows) group = undefined;
+          return db.event.createMany({ data: rows });
+        });
+      }
+      group.push({ type, payload: JSON.stringify(payload) });
+      await written;
     },
   };
 }

@@ -1,0 +1,90 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, type Db } from "../db";
+import { deployMigrations } from "./migrate";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-sqlite-worker-"));
+const file = path.join(dir, "w.db");
+let db: Db;
+
+beforeAll(async () => {
+  const target = { provider: "sqlite" as const, url: file };
+  await deployMigrations(target);
+  db = createDb(target);
+  await db.setting.count(); // the connection is open, as in a started server
+});
+afterAll(async () => {
+  await db.$disconnect();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Another process takes the write lock and holds it until told to stop (stdin closes). */
+async function holdWriteLock(): Promise<{ release(): Promise<void> }> {
+  const script = `const D=require(${JSON.stringify(path.resolve("node_modules/better-sqlite3"))});const d=new D(${JSON.stringify(file)});d.exec("BEGIN IMMEDIATE");d.prepare("INSERT INTO Setting(key,value,updatedAt) VALUES('lock','x',0)").run();process.stdout.write("locked\\n");process.stdin.on("end",()=>{d.exec("ROLLBACK");process.exit(0)});process.stdin.resume();`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+  await new Promise((r) => child.stdout.once("data", r));
+  return {
+    async release() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+describe("SQLite on a worker thread", () => {
+  it("a write waiting for another process's lock does not stop the event loop", async () => {
+    const lock = await holdWriteLock();
+    let ticks = 0;
+    const ticker = setInterval(() => {
+      ticks += 1;
+    }, 10);
+    const write = db.setting.create({ data: { key: "waited", value: "1" } });
+    let writeDone = false;
+    void write.then(() => {
+      writeDone = true;
+    });
+    // The loop keeps running while the write waits: timers fire, then the lock goes.
+    await new Promise((r) => setTimeout(r, 300));
+    const ticksWhileLocked = ticks;
+    expect(writeDone).toBe(false);
+    await lock.release();
+    await write;
+    clearInterval(ticker);
+    // With the driver on this thread the loop was blocked for the whole wait: no tick at all.
+    expect(ticksWhileLocked).toBeGreaterThan(3);
+    expect(await db.setting.findUnique({ where: { key: "waited" } })).toMatchObject({ value: "1" });
+  });
+
+  it("keeps Prisma's errors, transactions and Bytes as they are in process", async () => {
+    await db.setting.create({ data: { key: "dup", value: "1" } });
+    await expect(db.setting.create({ data: { key: "dup", value: "2" } })).rejects.toMatchObject({
+      code: "P2002",
+    });
+    await expect(
+      db.$transaction(async (tx) => {
+        await tx.setting.create({ data: { key: "rolled-back", value: "1" } });
+        throw new Error("abort");
+      }),
+    ).rejects.toThrow("abort");
+    expect(await db.setting.findUnique({ where: { key: "rolled-back" } })).toBeNull();
+    const [a, b] = await db.$transaction([
+      db.setting.create({ data: { key: "batch-a", value: "a" } }),
+      db.setting.create({ data: { key: "batch-b", value: "b" } }),
+    ]);
+    expect([a.key, b.key]).toEqual(["batch-a", "batch-b"]);
+    const user = await db.user.create({
+      data: { username: "bytes", displayName: "B", role: "admin", passwordHash: "x" },
+    });
+    const bytes = Buffer.from([0, 1, 2, 250, 255]);
+    const asset = await db.imageAsset.create({
+      data: { userId: user.id, mime: "image/png", width: 1, height: 1, bytes, sha256: "s" },
+    });
+    const read = await db.imageAsset.findUniqueOrThrow({ where: { id: asset.id } });
+    expect(Buffer.isBuffer(read.bytes) || read.bytes instanceof Uint8Array).toBe(true);
+    expect(Buffer.from(read.bytes).equals(bytes)).toBe(true);
+  });
+});

@@ -1,0 +1,271 @@
+/**
+ * SQLite for Prisma on a worker thread. better-sqlite3 is synchronous: on the server's own thread
+ * every statement, every fsync of a durable commit and every wait for another process's write lock
+ * (busy_timeout, seconds) stopped the event loop, so one locked or slow database file delayed
+ * every request, static pages included (issue 11). Here the real PrismaBetterSqlite3 adapter runs
+ * on a worker thread, and this side is a Prisma driver adapter that forwards each call to it: only
+ * the requests that wait for the database wait for it.
+ *
+ * Semantics are the adapter's own: one connection, transactions serialized by its mutex, the same
+ * errors (DriverAdapterError payloads cross the thread unchanged). A worker that dies fails the
+ * calls in flight with a clear error; the next call starts a new one.
+ */
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import {
+  DriverAdapterError,
+  type IsolationLevel,
+  type SqlDriverAdapter,
+  type SqlDriverAdapterFactory,
+  type SqlQuery,
+  type SqlResultSet,
+  type Transaction,
+  type TransactionOptions,
+} from "@prisma/driver-adapter-utils";
+
+export interface WorkerSqliteConfig {
+  /** A file path or `file:` URL, as for PrismaBetterSqlite3. */
+  url: string;
+  /** busy_timeout in ms: how long a statement waits for another connection's write lock. */
+  timeout: number;
+  /** SQL run once on the new connection (pragmas). */
+  setup?: string;
+}
+
+const ADAPTER_NAME = "@prisma/adapter-better-sqlite3";
+
+/** Runs in the worker (CommonJS, eval'd: nothing to find on disk in a Next build). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { PrismaBetterSqlite3 } = require(workerData.adapterPath);
+const txs = new Map();
+let nextTx = 0;
+const ready = (async () => {
+  const adapter = await new PrismaBetterSqlite3({ url: workerData.url, timeout: workerData.timeout }).connect();
+  if (workerData.setup) await adapter.executeScript(workerData.setup);
+  return adapter;
+})();
+ready.catch(() => {});
+function target(m, adapter) {
+  if (!m.tx) return adapter;
+  const tx = txs.get(m.tx);
+  if (!tx) throw new Error("transaction " + m.tx + " is not open");
+  return tx;
+}
+parentPort.on("message", async (m) => {
+  try {
+    const adapter = await ready;
+    let value;
+    switch (m.op) {
+      case "queryRaw": value = await target(m, adapter).queryRaw(m.query); break;
+      case "executeRaw": value = await target(m, adapter).executeRaw(m.query); break;
+      case "executeScript": value = await adapter.executeScript(m.script); break;
+      case "startTransaction": {
+        const tx = await adapter.startTransaction(m.isolationLevel);
+        const id = ++nextTx;
+        txs.set(id, tx);
+        value = { id, options: tx.options };
+        break;
+      }
+      case "commit":
+      case "rollback": {
+        const tx = target(m, adapter);
+        txs.delete(m.tx);
+        value = await tx[m.op]();
+        break;
+      }
+      case "createSavepoint":
+      case "rollbackToSavepoint":
+      case "releaseSavepoint": value = await target(m, adapter)[m.op](m.name); break;
+      case "dispose": value = await adapter.dispose(); break;
+      default: throw new Error("unknown operation " + m.op);
+    }
+    parentPort.postMessage({ id: m.id, value });
+  } catch (e) {
+    const error = e && e.name === "DriverAdapterError" && e.cause
+      ? { adapter: e.cause }
+      : { message: String((e && e.message) || e), stack: e && e.stack };
+    parentPort.postMessage({ id: m.id, error });
+  }
+});
+`;
+
+type Reply = { id: number; value?: unknown; error?: { adapter?: unknown; message?: string; stack?: string } };
+type Op = { op: string; tx?: number; [field: string]: unknown };
+
+function adapterPath(): string {
+  // Resolved from the project (cwd), as Next keeps the adapter external (next.config.mjs).
+  const require = createRequire(path.join(process.cwd(), "package.json"));
+  return require.resolve("@prisma/adapter-better-sqlite3");
+}
+
+/** The thread and its calls in flight. */
+class SqliteThread {
+  #worker: Worker | undefined;
+  #pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  #nextId = 0;
+  #config: WorkerSqliteConfig;
+
+  constructor(config: WorkerSqliteConfig) {
+    this.#config = config;
+  }
+
+  #start(): Worker {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { ...this.#config, adapterPath: adapterPath() },
+    });
+    worker.unref();
+    worker.on("message", (reply: Reply) => {
+      const call = this.#pending.get(reply.id);
+      if (!call) return;
+      this.#pending.delete(reply.id);
+      if (this.#pending.size === 0) worker.unref();
+      if (!reply.error) call.resolve(reply.value);
+      else if (reply.error.adapter) {
+        call.reject(
+          new DriverAdapterError(reply.error.adapter as ConstructorParameters<typeof DriverAdapterError>[0]),
+        );
+      } else {
+        const error = new Error(reply.error.message);
+        if (reply.error.stack) error.stack = reply.error.stack;
+        call.reject(error);
+      }
+    });
+    const fail = (reason: string) => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      const calls = [...this.#pending.values()];
+      this.#pending.clear();
+      for (const call of calls) {
+        call.reject(
+          new Error(`the SQLite worker thread stopped (${reason}); the next query starts a new one`),
+        );
+      }
+    };
+    worker.on("error", (error) => fail(error.message));
+    worker.on("exit", (code) => fail(`exit code ${code}`));
+    return worker;
+  }
+
+  call<T>(op: Op): Promise<T> {
+    this.#worker ??= this.#start();
+    const worker = this.#worker;
+    const id = ++this.#nextId;
+    return new Promise<T>((resolve, reject) => {
+      if (this.#pending.size === 0) worker.ref();
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      worker.postMessage({ ...op, id });
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    try {
+      await this.call({ op: "dispose" });
+    } finally {
+      this.#worker = undefined;
+      await worker.terminate();
+    }
+  }
+}
+
+/** Blobs cross the thread as Uint8Array; Prisma's Bytes fields are Buffers. */
+function withBuffers(result: SqlResultSet): SqlResultSet {
+  for (const row of result.rows) {
+    for (let i = 0; i < row.length; i++) {
+      const value = row[i];
+      if (value instanceof Uint8Array && !Buffer.isBuffer(value)) {
+        row[i] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      }
+    }
+  }
+  return result;
+}
+
+class Queryable {
+  readonly provider = "sqlite" as const;
+  readonly adapterName = ADAPTER_NAME;
+  protected thread: SqliteThread;
+  protected tx: number | undefined;
+
+  constructor(thread: SqliteThread, tx?: number) {
+    this.thread = thread;
+    this.tx = tx;
+  }
+
+  async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return withBuffers(await this.thread.call<SqlResultSet>({ op: "queryRaw", tx: this.tx, query }));
+  }
+
+  executeRaw(query: SqlQuery): Promise<number> {
+    return this.thread.call<number>({ op: "executeRaw", tx: this.tx, query });
+  }
+}
+
+class WorkerTransaction extends Queryable implements Transaction {
+  readonly options: TransactionOptions;
+
+  constructor(thread: SqliteThread, tx: number, options: TransactionOptions) {
+    super(thread, tx);
+    this.options = options;
+  }
+
+  commit(): Promise<void> {
+    return this.thread.call({ op: "commit", tx: this.tx });
+  }
+
+  rollback(): Promise<void> {
+    return this.thread.call({ op: "rollback", tx: this.tx });
+  }
+
+  createSavepoint(name: string): Promise<void> {
+    return this.thread.call({ op: "createSavepoint", tx: this.tx, name });
+  }
+
+  rollbackToSavepoint(name: string): Promise<void> {
+    return this.thread.call({ op: "rollbackToSavepoint", tx: this.tx, name });
+  }
+
+  releaseSavepoint(name: string): Promise<void> {
+    return this.thread.call({ op: "releaseSavepoint", tx: this.tx, name });
+  }
+}
+
+class WorkerSqliteAdapter extends Queryable implements SqlDriverAdapter {
+  executeScript(script: string): Promise<void> {
+    return this.thread.call({ op: "executeScript", script });
+  }
+
+  async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+    const { id, options } = await this.thread.call<{ id: number; options: TransactionOptions }>({
+      op: "startTransaction",
+      isolationLevel,
+    });
+    return new WorkerTransaction(this.thread, id, options);
+  }
+
+  dispose(): Promise<void> {
+    return this.thread.close();
+  }
+}
+
+/** A Prisma adapter factory for SQLite whose connection lives on a worker thread. */
+export class PrismaWorkerSqlite implements SqlDriverAdapterFactory {
+  readonly provider = "sqlite" as const;
+  readonly adapterName = ADAPTER_NAME;
+  #config: WorkerSqliteConfig;
+
+  constructor(config: WorkerSqliteConfig) {
+    this.#config = config;
+  }
+
+  async connect(): Promise<SqlDriverAdapter> {
+    const adapter = new WorkerSqliteAdapter(new SqliteThread(this.#config));
+    // Open the connection now, so a bad path fails here rather than at the first query.
+    await adapter.executeScript("SELECT 1");
+    return adapter;
+  }
+}
