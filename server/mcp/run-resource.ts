@@ -7,10 +7,9 @@ import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/serv
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKeyIdentity } from "../services/api-keys";
 import type { McpBackend } from "../services/mcp-backend";
+// Defined beside the task store, which names the run in an interrupted task's status.
+import { RUN_RESOURCE_PREFIX } from "../services/mcp-tasks";
 
-export const RUN_RESOURCE_PREFIX = "toolstore://runs/";
-/** Where execute_code's result names its run. */
-export const RUN_META_KEY = "toolstore/runId";
 const LISTED_RUNS = 20;
 /** JSON-RPC "resource not found" (the MCP spec's code for an unknown URI). */
 const RESOURCE_NOT_FOUND = -32002;

@@ -16,7 +16,8 @@ import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { ApiKeyIdentity } from "../services/api-keys";
 import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
-import { RUN_META_KEY, RUN_RESOURCE_PREFIX, registerRunResource } from "./run-resource";
+import { envelopeResult, RUN_RESOURCE_PREFIX, taskRunRequestId } from "../services/mcp-tasks";
+import { registerRunResource } from "./run-resource";
 import { createSharedSchemaValidator } from "./schema-validator";
 import { registerSkillResources } from "./skill-resources";
 
@@ -54,15 +55,6 @@ function elicitationModes(declared: unknown): { form: boolean; url: boolean } {
   const caps = declared as { form?: unknown; url?: unknown };
   const empty = Object.keys(caps).length === 0;
   return { form: empty || caps.form !== undefined, url: caps.url !== undefined };
-}
-
-/** The execute_code result of an envelope: the JSON as text and as structured content. */
-function envelopeResult(envelope: ObservationEnvelope) {
-  return {
-    content: [{ type: "text" as const, text: JSON.stringify(envelope, null, 2) }],
-    structuredContent: envelope as unknown as Record<string, unknown>,
-    isError: !envelope.ok,
-  };
 }
 
 export async function createMcpServer(options: {
@@ -230,7 +222,7 @@ export async function createMcpServer(options: {
         for (const t of timers.values()) clearInterval(t);
         for (const c of elicitations.values()) c.abort();
       });
-    return { ...envelopeResult(envelope), ...(runId ? { _meta: { [RUN_META_KEY]: runId } } : {}) };
+    return envelopeResult(envelope, runId);
   };
 
   if (!tasks) {
@@ -291,13 +283,19 @@ export async function createMcpServer(options: {
       [...waiting.values()]
         .map((i) => `Waiting for approval of ${i.capability} (${i.category}) at ${backend.approvalUrl(i.id)}`)
         .join("; ");
+    let runId: string | undefined;
     try {
       const envelope = await backend.execute({
         identity,
         sessionId,
         code,
         title,
+        // The run row links back to its task, so recovery can end the task if this process dies.
+        requestId: taskRunRequestId(taskId),
         signal: controller.signal,
+        onRunStarted(id) {
+          runId = id;
+        },
         onApprovalPending(info) {
           waiting.set(info.id, info);
           void store.updateTaskStatus(taskId, "input_required", waitingMessage()).catch(() => undefined);
@@ -310,7 +308,7 @@ export async function createMcpServer(options: {
             .catch(() => undefined);
         },
       });
-      await store.storeTaskResult(taskId, "completed", envelopeResult(envelope));
+      await store.storeTaskResult(taskId, "completed", envelopeResult(envelope, runId));
     } catch (error) {
       await store
         .storeTaskResult(taskId, "failed", {

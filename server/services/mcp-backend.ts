@@ -284,7 +284,7 @@ export function createMcpBackend(deps: {
     },
 
     taskStore(identity) {
-      return createMcpTaskStore(deps.db, identity.id);
+      return createMcpTaskStore(deps.db, identity.id, async () => (await deps.engine()).instanceId);
     },
   };
 }

@@ -2,12 +2,15 @@
  * MCP tasks (the SDK's experimental TaskStore) in the database, so that a client that ran
  * execute_code as a task can disconnect, come back in a new MCP session, and poll its status or
  * fetch its result on any instance. A task is bound to the API key that created it: another key
- * is told it does not exist, whichever session asks.
+ * is told it does not exist, whichever session asks. A task records the process that runs it, and
+ * its run carries `mcpRequestId = "task:<id>"`: when that process dies, recovery on any instance
+ * ends the task from what its run says (endOrphanedTasks), so it never stays `working`.
  */
 import { randomUUID } from "node:crypto";
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
-import type { Result, Task } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Result, Task } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { Db } from "../db";
 
 export const TASK_POLL_INTERVAL_MS = 1000;
@@ -15,6 +18,26 @@ export const TASK_POLL_INTERVAL_MS = 1000;
 export const TASK_MAX_TTL_MS = 24 * 60 * 60_000;
 const PAGE = 50;
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+const OPEN = ["working", "input_required"];
+
+export const RUN_RESOURCE_PREFIX = "toolstore://runs/";
+/** Where execute_code's result names its run. */
+export const RUN_META_KEY = "toolstore/runId";
+
+/** The `mcpRequestId` of the run a task started: the run row itself links back to its task. */
+export function taskRunRequestId(taskId: string): string {
+  return `task:${taskId}`;
+}
+
+/** The execute_code result of an envelope: the JSON as text and as structured content. */
+export function envelopeResult(envelope: ObservationEnvelope, runId?: string): CallToolResult {
+  return {
+    content: [{ type: "text" as const, text: JSON.stringify(envelope, null, 2) }],
+    structuredContent: envelope as unknown as Record<string, unknown>,
+    isError: !envelope.ok,
+    ...(runId ? { _meta: { [RUN_META_KEY]: runId } } : {}),
+  };
+}
 
 const select = {
   id: true,
@@ -48,7 +71,8 @@ function toTask(row: Row): Task {
   };
 }
 
-export function createMcpTaskStore(db: Db, apiKeyId: string): TaskStore {
+/** `instanceId`: the engine instance of this process, which runs the tasks created here. */
+export function createMcpTaskStore(db: Db, apiKeyId: string, instanceId: () => Promise<string>): TaskStore {
   const live = <R extends Row>(row: R | null): R | null =>
     row && (row.ttlMs === null || row.createdAt.getTime() + row.ttlMs > Date.now()) ? row : null;
   const find = async (taskId: string) =>
@@ -61,6 +85,7 @@ export function createMcpTaskStore(db: Db, apiKeyId: string): TaskStore {
         data: {
           id: randomUUID(),
           apiKeyId,
+          instanceId: await instanceId(),
           ttlMs: ttl,
           pollIntervalMs: Math.max(200, params.pollInterval ?? TASK_POLL_INTERVAL_MS),
         },
@@ -110,4 +135,83 @@ export function createMcpTaskStore(db: Db, apiKeyId: string): TaskStore {
 export async function isTaskCancelled(db: Db, taskId: string): Promise<boolean> {
   const row = await db.mcpTask.findUnique({ where: { id: taskId }, select: { status: true } });
   return row?.status === "cancelled";
+}
+
+/** How a task ends when its process died: from its run's final state, or with nothing run. */
+function orphanEnd(
+  taskId: string,
+  run: { id: string; status: string; envelope: string | null } | null,
+): { status: "completed" | "failed"; statusMessage: string | null; result: string } {
+  const envelope = run?.envelope ? (JSON.parse(run.envelope) as ObservationEnvelope) : null;
+  if (!run || !envelope) {
+    return {
+      status: "failed",
+      statusMessage: `The server process running task ${taskId} stopped before its action started; nothing ran.`,
+      result: JSON.stringify({
+        content: [
+          { type: "text", text: "execute_code failed: the server process stopped before the action started" },
+        ],
+        isError: true,
+      } satisfies CallToolResult),
+    };
+  }
+  if (run.status !== "interrupted") {
+    // The action ended; the process died before the task recorded its result.
+    return {
+      status: "completed",
+      statusMessage: null,
+      result: JSON.stringify(envelopeResult(envelope, run.id)),
+    };
+  }
+  const outcomes = new Map<string, number>();
+  for (const call of envelope.calls) {
+    const outcome = call.outcome ?? "unknown";
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
+  const calls = outcomes.size ? [...outcomes].map(([outcome, n]) => `${n} ${outcome}`).join(", ") : "none";
+  return {
+    status: "failed",
+    statusMessage: `Interrupted: the server process running this action stopped before it finished. Calls by outcome: ${calls} (\`unknown\`: let through, never reported back, so its side effect may have happened). The run and the calls that had completed: ${RUN_RESOURCE_PREFIX}${run.id}`,
+    result: JSON.stringify(envelopeResult(envelope, run.id)),
+  };
+}
+
+/**
+ * Recovery for MCP tasks, after the runs' own (recoverAfterRestart marks a dead process's runs
+ * `interrupted` first): every open task whose process is gone ends from its run, so a client
+ * polling tasks/get on another instance or after a restart learns the truth. A task whose run
+ * still says running waits for the next sweep. Tasks without an instance (from before issue #15)
+ * are left alone: nothing links them to a run. Returns how many tasks it ended.
+ */
+export async function endOrphanedTasks(
+  db: Db,
+  deps: { instanceId: string; isInstanceAlive(instanceId: string): Promise<boolean> | boolean },
+): Promise<number> {
+  const open = await db.mcpTask.findMany({
+    where: {
+      status: { in: OPEN },
+      AND: [{ instanceId: { not: null } }, { instanceId: { not: deps.instanceId } }],
+    },
+    select: { id: true, apiKeyId: true, instanceId: true },
+    orderBy: { createdAt: "asc" },
+    take: 200,
+  });
+  const alive = new Map<string, boolean>();
+  let ended = 0;
+  for (const task of open) {
+    const owner = task.instanceId ?? "";
+    if (!alive.has(owner)) alive.set(owner, await deps.isInstanceAlive(owner));
+    if (alive.get(owner)) continue;
+    const run = await db.actionRun.findFirst({
+      where: { mcpRequestId: taskRunRequestId(task.id), apiKeyId: task.apiKeyId },
+      select: { id: true, status: true, envelope: true },
+    });
+    if (run && (run.status === "running" || run.status === "queued")) continue;
+    const { count } = await db.mcpTask.updateMany({
+      where: { id: task.id, status: { in: OPEN } },
+      data: orphanEnd(task.id, run),
+    });
+    ended += count;
+  }
+  return ended;
 }

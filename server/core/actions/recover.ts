@@ -28,15 +28,16 @@ export async function recoverAfterRestart(
 ): Promise<{ runsInterrupted: number; approvalsExpired: number }> {
   const alive = async (instanceId: string) =>
     instanceId === deps.instanceId || (deps.isInstanceAlive ? await deps.isInstanceAlive(instanceId) : false);
-  let runsInterrupted = 0;
+  const dead: string[] = [];
   for (const run of await deps.runs.listRunning()) {
-    if (await alive(run.instanceId)) continue;
-    if (await deps.runs.markInterrupted(run.id, INTERRUPTED_MESSAGE, deps.clock.now())) {
-      runsInterrupted += 1;
-    }
+    if (!(await alive(run.instanceId))) dead.push(run.id);
   }
+  const gone = new Set(dead);
+  // Approvals before runs: whoever reads a run as `interrupted` finds its approvals final too,
+  // never one still pending or allowed-unused in the queue.
   const approvalsExpired = await deps.approvals.recover(
     async (runId) => {
+      if (gone.has(runId)) return false;
       const run = await deps.runs.get(runId);
       return (
         run !== null && (run.status === "running" || run.status === "queued") && (await alive(run.instanceId))
@@ -44,5 +45,9 @@ export async function recoverAfterRestart(
     },
     { includeDirectCalls: deps.startup === true },
   );
+  let runsInterrupted = 0;
+  for (const id of dead) {
+    if (await deps.runs.markInterrupted(id, INTERRUPTED_MESSAGE, deps.clock.now())) runsInterrupted += 1;
+  }
   return { runsInterrupted, approvalsExpired };
 }

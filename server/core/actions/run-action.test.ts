@@ -314,4 +314,44 @@ export default async (input) => { const a = await save({ data_base64: input.png 
       }),
     ).rejects.toMatchObject({ code: "CONFLICT" });
   });
+
+  it("recovery closes a dead run's approvals before the run reads interrupted", async () => {
+    await ports.runs.create({
+      id: "run_dead",
+      sessionId: "s",
+      surface: "mcp",
+      userId: "u",
+      apiKeyId: null,
+      title: "",
+      code: "",
+      mode: "default",
+      instanceId: "inst-0",
+      startedAt: Date.now(),
+    });
+    const request = (hash: string) =>
+      engine.approvals.request({
+        runId: "run_dead",
+        session: testSession(),
+        capability: { name: "canary.write", category: "write", versionHash: "canary-v1" },
+        snapshot: { value: {}, json: "{}", hash },
+        sessionGrantable: true,
+      });
+    const pending = await request("h1");
+    const allowed = await request("h2");
+    // Allowed while the process still lived (the service now refuses: the run's process is dead).
+    await ports.approvals.decide(
+      allowed.id,
+      { status: "allowed", scope: "once", decidedById: "u" },
+      Date.now(),
+    );
+    // What a reader polling the run would see at the moment it turns `interrupted`.
+    const seen: (string | undefined)[] = [];
+    const mark = ports.runs.markInterrupted.bind(ports.runs);
+    ports.runs.markInterrupted = async (...args) => {
+      seen.push(ports.approvals.all.get(pending.id)?.status, ports.approvals.all.get(allowed.id)?.status);
+      return mark(...args);
+    };
+    expect(await engine.recover()).toEqual({ runsInterrupted: 1, approvalsExpired: 2 });
+    expect(seen).toEqual(["expired", "abandoned"]);
+  });
 });

@@ -6,28 +6,32 @@
  * to a local receiver that counts hits. After each kill: no duplicate side effect, no approval
  * left pending or allowed-unconsumed, no run left running, the run's final state readable over
  * MCP (toolstore://runs/<id>), and on SQLite `integrity_check` ok. FAULT_TRIALS=10 runs ten
- * trials per point (the local run the issue asks for); CI runs one.
+ * trials per point (the local run the issue asks for); CI runs one. Each trial's leftovers are
+ * recorded before they are asserted, and a table of the counts per point is printed at the end.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
-import { type DbTarget, pgConfigFromUrl } from "../../db/provider";
 import { createMcpHttpHandler } from "../../mcp/http";
 import { serveFetchHandler } from "../../mcp/node-adapter";
 import { createApiKey } from "../api-keys";
 import { createMcpBackend } from "../mcp-backend";
 import { type ServerEngine, startServerEngine } from "./index";
 import { createInstanceChannel, type InstanceChannel } from "./instance-channel";
+import {
+  freePort,
+  kill9,
+  mcpClient,
+  postgresScratch,
+  type Receiver,
+  type ScratchDatabase,
+  type ServedProcess,
+  spawnServer,
+  sqliteScratch,
+  startReceiver,
+  until,
+} from "./testing/served-process";
 
 const TRIALS = Number(process.env.FAULT_TRIALS ?? "1");
 const HEARTBEAT_MS = 1_000;
@@ -39,102 +43,60 @@ const pgBase = process.env.TOOLSTORE_TEST_POSTGRES_URL;
 const debug = (...args: unknown[]) => {
   if (process.env.FAULT_DEBUG) console.error(new Date().toISOString().slice(11, 23), ...args);
 };
+const SERVER_ENV = {
+  TOOLSTORE_HEARTBEAT_MS: String(HEARTBEAT_MS),
+  TOOLSTORE_APPROVAL_TTL_MINUTES: "1",
+};
 
-interface Receiver {
-  url: string;
-  hits: Map<string, number>;
-  /** Called on each hit; `hold` keeps the response open (the impl is in flight). */
-  onHit?: (trial: string) => { hold: boolean };
-  close(): Promise<void>;
+/** What one trial left behind, read before anything is asserted (so a failing trial is counted too). */
+interface Observation {
+  hits: number;
+  approvalStatus: string;
+  approvalsPending: number;
+  allowedUnconsumed: number;
+  runStatus: string;
+  /** SQLite `PRAGMA integrity_check`; null on PostgreSQL. */
+  integrity: string | null;
+  /** From the kill to the run's final row (by the restarted process, or by the other instance). */
+  finalizeMs: number;
 }
 
-async function startReceiver(): Promise<Receiver> {
-  const held: http.ServerResponse[] = [];
-  const receiver: Receiver = { url: "", hits: new Map(), close: async () => {} };
-  const server = http.createServer((req, res) => {
-    const trial = new URL(req.url ?? "/", "http://x").searchParams.get("trial") ?? "";
-    receiver.hits.set(trial, (receiver.hits.get(trial) ?? 0) + 1);
-    const { hold } = receiver.onHit?.(trial) ?? { hold: false };
-    if (hold) held.push(res);
-    else res.writeHead(200, { "content-type": "text/plain" }).end("done");
+function summaryTable(backend: string, stats: Map<Point, Observation[]>, finalizer: string): string {
+  const head = [
+    "point",
+    "trials",
+    "duplicates",
+    "pending left",
+    "allowed-unconsumed",
+    "running left",
+    "integrity ok",
+    `finalize p50/max ms (${finalizer})`,
+    "approval ended",
+  ];
+  const rows = [...stats].map(([point, obs]) => {
+    const ms = obs.map((o) => o.finalizeMs).sort((x, y) => x - y);
+    const ended = new Map<string, number>();
+    for (const o of obs) ended.set(o.approvalStatus, (ended.get(o.approvalStatus) ?? 0) + 1);
+    return [
+      point,
+      String(obs.length),
+      String(obs.filter((o) => o.hits > 1).length),
+      String(obs.reduce((n, o) => n + o.approvalsPending, 0)),
+      String(obs.reduce((n, o) => n + o.allowedUnconsumed, 0)),
+      String(obs.filter((o) => o.runStatus === "running").length),
+      obs[0]?.integrity === null ? "n/a" : `${obs.filter((o) => o.integrity === "ok").length}/${obs.length}`,
+      ms.length ? `${ms[Math.floor((ms.length - 1) / 2)]}/${ms[ms.length - 1]}` : "-",
+      [...ended].map(([k, n]) => `${k} ${n}`).join(", "),
+    ];
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  receiver.close = () =>
-    new Promise((r) => {
-      for (const res of held) res.destroy();
-      server.closeAllConnections();
-      server.close(() => r());
-    });
-  return receiver;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = http.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Spawns a server process; resolves with its MCP URL once it prints `ready`. */
-async function spawnServer(databaseUrl: string, port: number): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/fault-serve.ts"], {
-    cwd: path.resolve("."),
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      FAULT_PORT: String(port),
-      TOOLSTORE_HEARTBEAT_MS: String(HEARTBEAT_MS),
-      TOOLSTORE_HTTP_ALLOWED_HOSTS: "127.0.0.1",
-      TOOLSTORE_APPROVAL_TTL_MINUTES: "1",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (d) => {
-    stderr += String(d);
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += String(d);
-      const m = /ready (\S+)/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`server exited (${code}) before ready: ${stderr}`)));
-  });
-  return { child, url };
-}
-
-function kill9(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
-}
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 25));
-    value = await read();
-  }
-  return value;
-}
-
-async function mcpClient(url: string, apiKey: string) {
-  const client = new Client({ name: "fault-suite", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
-    }),
-  );
-  return client;
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  return [
+    `fault suite on ${backend}:`,
+    line(head),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map(line),
+  ].join("\n");
 }
 
 const actionFor = (receiverUrl: string, trial: string) => `import { fetch } from "toolstore/http";
@@ -147,44 +109,26 @@ export default async function () {
 
 interface Setup {
   name: string;
-  target: DbTarget;
+  scratch: ScratchDatabase;
   /** SQLite: the killed process comes back on the same address; PostgreSQL: B finalizes alone. */
   restart: boolean;
-  drop?: () => Promise<void>;
 }
 
 async function sqliteSetup(): Promise<Setup> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-fault-"));
   return {
     name: "SQLite (restart on the same address)",
-    target: { provider: "sqlite", url: path.join(dir, "fault.db") },
+    scratch: sqliteScratch("toolstore-fault"),
     restart: true,
-    drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 }
 
 async function pgSetup(): Promise<Setup> {
-  const name = `toolstore_fault_${randomUUID().slice(0, 8)}`;
-  const admin = new pg.Client(pgConfigFromUrl(pgBase ?? ""));
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(pgBase ?? "");
-  url.pathname = `/${name}`;
   return {
     name: "PostgreSQL (two instances)",
-    target: { provider: "postgresql", url: url.toString() },
+    scratch: await postgresScratch(pgBase ?? "", "toolstore_fault"),
     restart: false,
-    drop: async () => {
-      const c = new pg.Client(pgConfigFromUrl(pgBase ?? ""));
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    },
   };
 }
-
-const databaseUrlOf = (t: DbTarget) => (t.provider === "sqlite" ? `file:${t.url}` : t.url);
 
 for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
   describe.sequential(`fault suite: kill -9 of a real server`, () => {
@@ -197,14 +141,14 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
     let apiKey: string;
     let userId: string;
     let port: number;
-    let a: { child: ChildProcess; url: string } | undefined;
-    const counts: Record<string, Record<string, number>> = {};
+    let a: ServedProcess | undefined;
+    const stats = new Map<Point, Observation[]>();
 
     beforeAll(async () => {
       setup = await makeSetup();
-      await deployMigrations(setup.target);
-      db = createDb(setup.target);
-      channel = createInstanceChannel(setup.target);
+      await deployMigrations(setup.scratch.target);
+      db = createDb(setup.scratch.target);
+      channel = createInstanceChannel(setup.scratch.target);
       await channel.ready();
       userId = (
         await db.user.create({
@@ -240,12 +184,12 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
       await b?.shutdown();
       await channel?.close();
       await db?.$disconnect();
-      await setup?.drop?.();
-      console.log(`fault suite on ${setup?.name}: ${JSON.stringify(counts)}`);
+      await setup?.scratch.drop();
+      if (setup) console.log(summaryTable(setup.name, stats, setup.restart ? "restarted A or B" : "on B"));
     });
 
-    async function trial(point: Point): Promise<string> {
-      a ??= await spawnServer(databaseUrlOf(setup.target), port);
+    async function trial(point: Point): Promise<void> {
+      a ??= await spawnServer(setup.scratch.url, port, SERVER_ENV);
       const server = a;
       const id = randomUUID().slice(0, 8);
       let runId: string | undefined;
@@ -295,7 +239,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
         }
       });
       debug(point, id, "calling");
-      const client = await mcpClient(server.url, apiKey);
+      const client = await mcpClient(server.url, apiKey, "fault-suite");
       const call = client
         .callTool({ name: "execute_code", arguments: { code: actionFor(receiver.url, id) } }, undefined, {
           timeout: 60_000,
@@ -315,7 +259,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
       await client.close().catch(() => undefined);
       expect(await call).toBe("failed");
       const started = Date.now();
-      if (setup.restart) a = await spawnServer(databaseUrlOf(setup.target), port);
+      if (setup.restart) a = await spawnServer(setup.scratch.url, port, SERVER_ENV);
       debug(point, id, "restarted");
 
       const run = await until(
@@ -323,15 +267,33 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
         (r) => r !== null && r.status !== "running",
         SETTLE_MS,
       );
+      const finalizeMs = Date.now() - started;
+      const hits = receiver.hits.get(id) ?? 0;
+      const approvals = await db.approval.findMany({ where: { runId: run?.id ?? "" } });
+      const integrity =
+        setup.scratch.target.provider === "sqlite"
+          ? ((await db.$queryRawUnsafe<{ integrity_check: string }[]>("PRAGMA integrity_check"))[0]
+              ?.integrity_check ?? "none")
+          : null;
+      const observed: Observation = {
+        hits,
+        approvalStatus: approvals.map((x) => x.status).join("+") || "none",
+        approvalsPending: approvals.filter((x) => x.status === "pending").length,
+        allowedUnconsumed: approvals.filter((x) => x.status === "allowed" && x.consumedAt === null).length,
+        runStatus: run?.status ?? "missing",
+        integrity,
+        finalizeMs,
+      };
+      stats.set(point, [...(stats.get(point) ?? []), observed]);
+      debug(point, id, observed);
+
       expect(run?.status).toBe("interrupted");
-      if (!setup.restart) expect(Date.now() - started).toBeLessThan(SETTLE_MS);
+      if (!setup.restart) expect(finalizeMs).toBeLessThan(SETTLE_MS);
       runId ??= run?.id;
       expect(run?.id).toBe(runId);
-      const hits = receiver.hits.get(id) ?? 0;
       expect(hits).toBeLessThanOrEqual(1);
       if (point === "pending") expect(hits).toBe(0);
       if (point === "during-impl" || point === "after-impl") expect(hits).toBe(1);
-      const approvals = await db.approval.findMany({ where: { runId: run?.id ?? "" } });
       // The kill came after the request was made (the trial waited for it).
       expect(approvals).toHaveLength(1);
       const [approval] = approvals;
@@ -344,12 +306,9 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
       // The impl returned; its `call.finished` row commits a moment later, so a kill right after
       // may leave it `unknown` (maybe happened), never `not_run`.
       if (point === "after-impl") expect(["completed", "unknown"]).toContain(envelope.calls[0]?.outcome);
-      if (setup.target.provider === "sqlite") {
-        const check = await db.$queryRawUnsafe<{ integrity_check: string }[]>("PRAGMA integrity_check");
-        expect(check[0]?.integrity_check).toBe("ok");
-      }
+      if (integrity !== null) expect(integrity).toBe("ok");
       // The client can learn the final state over MCP, from a live instance.
-      const reader = await mcpClient(a?.url ?? bMcp.url, apiKey);
+      const reader = await mcpClient(a?.url ?? bMcp.url, apiKey, "fault-suite");
       const resource = await reader.readResource({ uri: `toolstore://runs/${run?.id}` });
       const state = JSON.parse(String((resource.contents[0] as { text: string }).text));
       expect(state).toMatchObject({
@@ -358,19 +317,13 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
         envelope: { error: { kind: "interrupted" } },
       });
       await reader.close();
-      return approval?.status ?? "none";
     }
 
     for (const point of POINTS) {
       it(
         `[FAULT]: ${makeSetup === sqliteSetup ? "SQLite" : "PostgreSQL"}, killed at "${point}": every row ends true, no side effect twice`,
         async () => {
-          for (let i = 0; i < TRIALS; i++) {
-            const outcome = await trial(point);
-            counts[point] ??= {};
-            const c = counts[point] as Record<string, number>;
-            c[outcome] = (c[outcome] ?? 0) + 1;
-          }
+          for (let i = 0; i < TRIALS; i++) await trial(point);
         },
         TRIALS * 120_000,
       );

@@ -31,6 +31,7 @@ import {
 import { type Db, dbTarget, getDb } from "../../db";
 import { loadEnv } from "../../env";
 import { createMcpModuleSource, type McpModuleSource } from "../mcp-servers";
+import { endOrphanedTasks } from "../mcp-tasks";
 import { getPythonRuntime } from "../python-runtime";
 import { recordRegistryCapabilities } from "../registry-capabilities";
 import { createPrismaSkillStore } from "../skills";
@@ -224,6 +225,8 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   await heartbeat(db, instanceId, { address });
   if (address) await retirePredecessors(db, instanceId, address);
   await engine.recover(alive, { startup: true });
+  // After the runs: a dead process's MCP tasks end from their (now interrupted) runs.
+  await endOrphanedTasks(db, { instanceId, isInstanceAlive: alive });
   // Built-in capabilities have rows from the start, so every page counts and lists the same set.
   await recordRegistryCapabilities(db, await engine.registry.modules());
 
@@ -251,6 +254,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
       try {
         await engine.approvals.expireDue();
         await engine.recover(alive, { startup: false });
+        await endOrphanedTasks(db, { instanceId, isInstanceAlive: alive });
         await pruneInstances(db);
       } catch (error) {
         console.error(`engine: maintenance failed: ${error instanceof Error ? error.message : error}`);

@@ -1,0 +1,23 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+const [url, key, nStr, perStr, which] = process.argv.slice(2);
+const ONE = `import { evaluate } from "toolstore/calculator";
+export default async function () { return await evaluate({ expression: "6 * 7" }); }`;
+const TWO = `import { evaluate } from "toolstore/calculator";
+export default async function () { const a = await evaluate({ expression: "6 * 7" }); const b = await evaluate({ expression: "6 * 8" }); return [a,b]; }`;
+const TRIVIAL = `export default async function () { return 1; }`;
+const code = which === "two" ? TWO : which === "trivial" ? TRIVIAL : ONE;
+const n = Number(nStr), per = Number(perStr);
+const stats = async () => (await (await fetch(`${url}/__bench/stats`)).json()) as { mainCpuMs: number; allCpuMs: number };
+const clients = await Promise.all(Array.from({ length: n }, async () => {
+  const c = new Client({ name: "d", version: "1" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${url}/api/mcp`), { requestInit: { headers: key ? { Authorization: `Bearer ${key}` } : {} } }));
+  return c;
+}));
+const s0 = await stats();
+const t0 = performance.now(); const lat: number[] = [];
+await Promise.all(clients.map(async (c) => { for (let i = 0; i < per; i++) { const t = performance.now(); const r: any = await c.callTool({ name: "execute_code", arguments: { code } }); lat.push(performance.now() - t); if (r.isError) console.error(JSON.stringify(r).slice(0, 300)); } }));
+const s = (performance.now() - t0) / 1000; lat.sort((a, b) => a - b);
+const s1 = await stats();
+console.log(JSON.stringify({ n, rps: (lat.length / s).toFixed(1), p50: lat[Math.floor(lat.length / 2)]?.toFixed(2), p99: lat[Math.floor(lat.length * 0.99)]?.toFixed(2), mainCpu: ((s1.mainCpuMs - s0.mainCpuMs) / lat.length).toFixed(2), allCpu: ((s1.allCpuMs - s0.allCpuMs) / lat.length).toFixed(2) }));
+await Promise.all(clients.map((c) => c.close()));
