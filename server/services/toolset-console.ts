@@ -56,6 +56,7 @@ export async function toolsetForConsole(db: Db, name: string) {
       origin: v.origin,
       createdAt: v.createdAt,
       bindingCount: v.bindingCount,
+      language: v.language,
       publishedBy: v.publishedById ? (names.get(v.publishedById) ?? null) : null,
     })),
   };
