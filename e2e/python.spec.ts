@@ -88,8 +88,9 @@ test("[PYTHON]: the plan's calculator is uploaded as toolset.py; its page shows 
   await expect(page.getByTestId("binding-compute")).toContainText("compute");
   await screenshot(page, "python-toolset-desktop");
   await page.getByRole("tab", { name: "Code" }).click();
-  await expect(page.getByRole("heading", { name: "toolset.py" })).toBeVisible();
-  await expect(page.getByRole("region", { name: "toolset.py" })).toContainText("def compute(a: float");
+  const code = page.getByRole("region", { name: "toolset.py" });
+  await expect(code.getByRole("heading", { name: "toolset.py", exact: true })).toBeVisible();
+  await expect(code).toContainText("def compute(a: float");
   await page.getByRole("tab", { name: /Versions/ }).click();
   await expect(page.getByTestId("version-1")).toContainText("toolset.py");
 
