@@ -142,7 +142,7 @@ describe("[MCP] Python toolsets", { timeout: 180_000 }, () => {
     await client.close();
   });
 
-  it("in default mode the same call asks a human (bare @tool: category pending), and without an answer it is not run", async () => {
+  it("in default mode the same call asks (bare @tool: category pending); the human's deny is the stored decision", async () => {
     const { client, keyId } = await connect("default");
     // Nobody answers: deny it from the queue as soon as it is pending.
     const denier = setInterval(async () => {
@@ -166,8 +166,16 @@ describe("[MCP] Python toolsets", { timeout: 180_000 }, () => {
     } finally {
       clearInterval(denier);
     }
-    const { decisions } = await lastRunDecisions(keyId);
-    expect(decisions.map((d) => [d.capability, d.decision])).toEqual([["pycalc.compute", "ask"]]);
+    // The stored decision is the outcome of the human's answer, and the approval row says who.
+    const { run, decisions } = await lastRunDecisions(keyId);
+    expect(decisions.map((d) => [d.capability, d.category, d.decision])).toEqual([
+      ["pycalc.compute", "execute", "deny"],
+    ]);
+    const approvals = await db.approval.findMany({
+      where: { runId: run?.id ?? "none" },
+      select: { capability: true, status: true, decidedById: true },
+    });
+    expect(approvals).toEqual([{ capability: "pycalc.compute", status: "denied", decidedById: userId }]);
     await client.close();
   });
 
