@@ -74,8 +74,23 @@ export interface PythonRuntimeStats {
   retired: number;
 }
 
+/** A skill's `.py` script: `def main(input)`, run with a toolset's lockdown and no network. */
+export interface RunScriptRequest {
+  /** `<skill>/<path>`, e.g. `report/scripts/summary.py`: names the file in errors. */
+  file: string;
+  code: string;
+  /** JSON value handed to `main`. */
+  input: unknown;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** As for a binding: the caller's deadline pauses while an interpreter starts. */
+  pauseDeadline?: () => () => void;
+}
+
 export interface PythonRuntime extends BindingRuntime {
   readonly language: "python";
+  /** Run a skill's Python script (`main(input)`) in its own locked-down interpreter. */
+  runScript(request: RunScriptRequest): Promise<BindingResult>;
   /** Parse toolset.py with Python's `ast` in a sandboxed worker; nothing of the file runs. */
   parse(source: string): Promise<PythonParseOutput>;
   /** Start the spare workers now and wait until one is ready. */
@@ -548,7 +563,32 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
     return { done, timedOut, cancelled };
   }
 
-  async function runBinding(request: RunBindingRequest): Promise<BindingResult> {
+  async function runScript(request: RunScriptRequest): Promise<BindingResult> {
+    return runCall(
+      {
+        // One trust domain per script text: a script never shares an interpreter with a toolset.
+        trustDomain: `skill:${request.file}@${hashText(request.code)}`,
+        code: request.code,
+        exportName: "main",
+        args: [],
+        env: {},
+        allowedHosts: [],
+        timeoutMs: request.timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.pauseDeadline ? { pauseDeadline: request.pauseDeadline } : {}),
+      },
+      { script: request.file, input: request.input ?? null },
+    );
+  }
+
+  function runBinding(request: RunBindingRequest): Promise<BindingResult> {
+    return runCall(request);
+  }
+
+  async function runCall(
+    request: RunBindingRequest,
+    script?: { script: string; input: unknown },
+  ): Promise<BindingResult> {
     const started = performance.now();
     const secrets = [...(request.redact ?? []), ...Object.values(request.secrets ?? {})].filter(
       (s) => s.length > 0,
@@ -601,7 +641,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
         {
           t: "call",
           code: request.code,
-          request: JSON.stringify({ function: request.exportName, kwargs, env: request.env }),
+          request: JSON.stringify(script ?? { function: request.exportName, kwargs, env: request.env }),
           resultBytes: limit,
           logBytes: request.limits?.logBytes ?? logBytes,
         },
@@ -670,6 +710,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
   return {
     language: "python",
     runBinding,
+    runScript,
     parse,
     async warm() {
       sparesWanted = true;
