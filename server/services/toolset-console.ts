@@ -11,6 +11,7 @@ import type { CapabilityRegistry } from "../core/capabilities/registry";
 import { MODES, type Session } from "../core/capabilities/types";
 import { AppError, isAppError } from "../core/errors";
 import type { EngineEvent } from "../core/gate/ports";
+import { TOOLSET_LANGUAGES } from "../core/sandbox/binding-runtime";
 import { isValidToolsetName, MAX_TOOLSET_FILE_BYTES } from "../core/toolsets";
 import type { Db } from "../db";
 import type { SessionUser } from "./auth";
@@ -27,10 +28,12 @@ const toolsetName = z
 export const uploadSchema = z.object({
   name: toolsetName,
   doc: z.string().min(1, "doc.md is empty").max(MAX_TOOLSET_FILE_BYTES, "doc.md is larger than 512 KiB"),
+  /** The code file's text: toolset.ts, or toolset.py when `language` is python. */
   source: z
     .string()
-    .min(1, "toolset.ts is empty")
-    .max(MAX_TOOLSET_FILE_BYTES, "toolset.ts is larger than 512 KiB"),
+    .min(1, "the code file (toolset.ts or toolset.py) is empty")
+    .max(MAX_TOOLSET_FILE_BYTES, "the code file (toolset.ts or toolset.py) is larger than 512 KiB"),
+  language: z.enum(TOOLSET_LANGUAGES).default("typescript"),
 });
 
 export const tryItSchema = z.object({
@@ -56,6 +59,7 @@ export async function toolsetForConsole(db: Db, name: string) {
       origin: v.origin,
       createdAt: v.createdAt,
       bindingCount: v.bindingCount,
+      language: v.language,
       publishedBy: v.publishedById ? (names.get(v.publishedById) ?? null) : null,
     })),
   };
@@ -100,8 +104,13 @@ export async function uploadToolset(
   userId: string,
   input: z.input<typeof uploadSchema>,
 ) {
-  const { name, doc, source } = uploadSchema.parse(input);
-  const result = await publishToolset(db, { files: { doc, source }, name, origin: "upload", userId });
+  const { name, doc, source, language } = uploadSchema.parse(input);
+  const result = await publishToolset(db, {
+    files: { doc, source, language },
+    name,
+    origin: "upload",
+    userId,
+  });
   registry.invalidate();
   return publishSummary(result);
 }

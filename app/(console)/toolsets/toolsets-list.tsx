@@ -8,6 +8,7 @@ import { RelativeTime } from "../../_components/relative-time";
 import { useSlashToFocus } from "../../_components/use-slash-to-focus";
 import { useTRPC } from "../../_lib/trpc";
 import { InlineCode } from "./inline-code";
+import { codeFileOf, LanguageBadge } from "./language-badge";
 import { UploadForm } from "./upload-form";
 
 export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
@@ -38,8 +39,8 @@ export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
         <div>
           <h1>Toolsets</h1>
           <p>
-            A toolset is a folder with <code>doc.md</code> and <code>toolset.ts</code>; agents import it as{" "}
-            <code>toolstore/&lt;name&gt;</code>.
+            A toolset is a folder with <code>doc.md</code> and <code>toolset.ts</code> or{" "}
+            <code>toolset.py</code>; agents import it as <code>toolstore/&lt;name&gt;</code>.
           </p>
         </div>
         {canEdit && (
@@ -124,15 +125,13 @@ export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
                 <span className="title">
                   <strong>{t.name}</strong>
                   <span className="pill">{t.version ? `v${t.version}` : "no version"}</span>
-                  <span className="pill" title="Language of the toolset's code file">
-                    {t.language === "python" ? "Python · toolset.py" : "TypeScript · toolset.ts"}
-                  </span>
+                  <LanguageBadge language={t.language} />
                 </span>
                 <p>
                   {t.description ? (
                     <InlineCode text={t.description} />
                   ) : (
-                    `No description in ${t.language === "python" ? "toolset.py" : "toolset.ts"}.`
+                    `No description in ${codeFileOf(t.language)}.`
                   )}
                 </p>
                 <span className="row small">

@@ -20,6 +20,8 @@ export function UploadForm({
   const [name, setName] = useState(fixedName ?? "");
   const [doc, setDoc] = useState("");
   const [source, setSource] = useState("");
+  const [language, setLanguage] = useState<"typescript" | "python">("typescript");
+  const codeFile = language === "python" ? "toolset.py" : "toolset.ts";
 
   const readInto = (set: (text: string) => void) => async (e: ChangeEvent<HTMLInputElement>) => {
     const file = e.target.files?.[0];
@@ -28,7 +30,7 @@ export function UploadForm({
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    upload.mutate({ name: name.trim(), doc, source });
+    upload.mutate({ name: name.trim(), doc, source, language });
   }
 
   return (
@@ -72,15 +74,43 @@ export function UploadForm({
         </div>
         <div className="stack">
           <label>
-            toolset.ts <span className="field-hint">functions marked @tool become bindings</span>
-            <input type="file" accept=".ts,text/plain,text/typescript" onChange={readInto(setSource)} />
+            Language
+            <select
+              value={language}
+              onChange={(e) => setLanguage(e.target.value === "python" ? "python" : "typescript")}
+            >
+              <option value="typescript">TypeScript (toolset.ts)</option>
+              <option value="python">Python (toolset.py)</option>
+            </select>
+          </label>
+          <label>
+            {codeFile}{" "}
+            <span className="field-hint">
+              {language === "python" ? "functions decorated with @tool" : "functions marked @tool"} become
+              bindings
+            </span>
+            <input
+              type="file"
+              accept=".ts,.py,text/plain,text/typescript,text/x-python"
+              onChange={async (e) => {
+                const file = e.target.files?.[0];
+                if (!file) return;
+                // The file's own name decides the language: toolset.py is Python.
+                setLanguage(file.name.endsWith(".py") ? "python" : "typescript");
+                setSource(await file.text());
+              }}
+            />
           </label>
           <textarea
-            aria-label="toolset.ts text"
+            aria-label={`${codeFile} text`}
             rows={8}
             value={source}
             onChange={(e) => setSource(e.target.value)}
-            placeholder="/** Say hello. @tool read */&#10;export function hello(name: string) { … }"
+            placeholder={
+              language === "python"
+                ? 'from toolstore.toolset import tool\n\n@tool(category="read")\ndef hello(name: str): …'
+                : "/** Say hello. @tool read */\nexport function hello(name: string) { … }"
+            }
             required
           />
         </div>

@@ -267,6 +267,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     reportImage(image) {
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
     },
+    ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
   };
   return run;
 }

@@ -62,6 +62,11 @@ export interface CapabilityRun {
   readonly sandboxed?: boolean;
   /** (engine extension) Record an image this run produced so it appears in the envelope's `images`. */
   reportImage?(image: ImageRef): void;
+  /**
+   * (engine extension) Stop the action's deadline while an impl waits for something that is not
+   * the action's work (a runtime's cold start); returns the resume function. Absent for direct calls.
+   */
+  pauseDeadline?(): () => void;
 }
 
 export type CapabilityImpl = (run: CapabilityRun, args: JsonObject) => Promise<unknown>;

@@ -50,8 +50,14 @@ export interface PythonRuntimeOptions {
   interruptGraceMs?: number;
   /** Worker JS heap limit in MiB (the interpreter is wasm, outside it). Default 128. */
   workerHeapMb?: number;
-  /** Deadline of a parse (ast only). Default 10 s (includes a cold start). */
+  /** Deadline of a parse (ast only), once an interpreter is ready. Default 10 s. */
   parseTimeoutMs?: number;
+  /**
+   * How long a call may wait for an interpreter: a cold start (Pyodide loads in ~3 s on an idle
+   * machine, far longer on a loaded one), or every worker busy. The toolset's timeout starts only
+   * after this wait, and the caller's deadline is paused during it. Default 60 s.
+   */
+  startTimeoutMs?: number;
   /**
    * The host egress a call's httpx requests go through; default createAllowlistFetch over the
    * request's allowed hosts. The host allow-list is checked before it is called, either way.
@@ -68,8 +74,23 @@ export interface PythonRuntimeStats {
   retired: number;
 }
 
+/** A skill's `.py` script: `def main(input)`, run with a toolset's lockdown and no network. */
+export interface RunScriptRequest {
+  /** `<skill>/<path>`, e.g. `report/scripts/summary.py`: names the file in errors. */
+  file: string;
+  code: string;
+  /** JSON value handed to `main`. */
+  input: unknown;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** As for a binding: the caller's deadline pauses while an interpreter starts. */
+  pauseDeadline?: () => () => void;
+}
+
 export interface PythonRuntime extends BindingRuntime {
   readonly language: "python";
+  /** Run a skill's Python script (`main(input)`) in its own locked-down interpreter. */
+  runScript(request: RunScriptRequest): Promise<BindingResult>;
   /** Parse toolset.py with Python's `ast` in a sandboxed worker; nothing of the file runs. */
   parse(source: string): Promise<PythonParseOutput>;
   /** Start the spare workers now and wait until one is ready. */
@@ -110,6 +131,18 @@ interface Slot {
 }
 
 const PARSE_DOMAIN = "parse:";
+/** Workers in a row that may die while starting before the waiting calls are told why. */
+const MAX_START_FAILURES = 3;
+
+/** No interpreter could be had for a call: none got ready in time, or none can start. */
+class StartFailure extends Error {
+  constructor(
+    message: string,
+    readonly timedOut: boolean,
+  ) {
+    super(message);
+  }
+}
 const BRIDGE_BYTES = 12 * MiB;
 
 function here(): string | undefined {
@@ -170,11 +203,14 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
   const maxBodyBytes = options.maxBodyBytes ?? 4 * MiB;
   const graceMs = options.interruptGraceMs ?? 150;
   const parseTimeoutMs = options.parseTimeoutMs ?? 10_000;
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const workerFile = findFile("worker.mjs");
   const pyodideDir = findPyodideDir();
 
   const slots: Slot[] = [];
   const waiting: { domain: string; resolve(slot: Slot): void; reject(e: Error): void }[] = [];
+  // Workers in a row that died before they were ready; reset by one that gets ready.
+  let startFailures = 0;
   let nextId = 0;
   let closed = false;
   let started = 0;
@@ -224,6 +260,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
     worker.on("message", (message: { t: string; [k: string]: unknown }) => {
       if (message.t === "ready") {
         slot.isReady = true;
+        startFailures = 0;
         // An idle worker never keeps the process alive (CLI commands exit when done).
         if (!slot.busy) worker.unref();
         slot.memoryBytes = message.memoryBytes as number;
@@ -248,10 +285,19 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
       slot.exitReason = error.message;
     });
     worker.on("exit", () => {
+      const diedStarting = slot.alive && !slot.isReady;
       slot.alive = false;
       const index = slots.indexOf(slot);
       if (index >= 0) slots.splice(index, 1);
       markFailed(new Error(slot.exitReason ?? "the python worker stopped while starting"));
+      if (diedStarting && !closed && ++startFailures >= MAX_START_FAILURES) {
+        // An interpreter that cannot start will not do better on the next try: the waiting calls
+        // get the reason now instead of waiting out their bound. The next call tries again.
+        startFailures = 0;
+        const reason = `the Python interpreter fails to start (${MAX_START_FAILURES} tries): ${slot.exitReason ?? "the worker exited"}`;
+        for (const w of waiting.splice(0)) w.reject(new StartFailure(reason, false));
+        return;
+      }
       const job = slot.job;
       slot.job = undefined;
       if (job) {
@@ -398,23 +444,64 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
     return slot;
   }
 
-  function acquire(domain: string, signal?: AbortSignal): Promise<Slot> {
+  interface AcquireOptions {
+    signal?: AbortSignal;
+    /** Called when the slot is not there at once; returns what ends the wait's side effect. */
+    onWait?: () => () => void;
+  }
+
+  /**
+   * A ready interpreter for `domain`. When none is ready now (a cold start, or every worker busy),
+   * waits at most `startTimeoutMs` and then fails with a StartFailure that says so.
+   */
+  function acquire(domain: string, options: AcquireOptions = {}): Promise<Slot> {
     if (closed) return Promise.reject(new Error("the python runtime is closed"));
     return new Promise<Slot>((resolve, reject) => {
-      const entry = { domain, resolve, reject };
-      waiting.push(entry);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          const i = waiting.indexOf(entry);
-          if (i >= 0) {
-            waiting.splice(i, 1);
-            reject(new Error("the call was cancelled"));
-          }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let endWait: (() => void) | undefined;
+      const settle = () => {
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        endWait?.();
+        endWait = undefined;
+      };
+      const entry = {
+        domain,
+        resolve(slot: Slot) {
+          settle();
+          resolve(slot);
         },
-        { once: true },
-      );
+        reject(error: Error) {
+          settle();
+          reject(error);
+        },
+      };
+      const leave = (error: Error) => {
+        const i = waiting.indexOf(entry);
+        if (i < 0) return;
+        waiting.splice(i, 1);
+        entry.reject(error);
+      };
+      const onAbort = () => leave(new Error("the call was cancelled"));
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      waiting.push(entry);
       pump();
+      if (!waiting.includes(entry)) return;
+      endWait = options.onWait?.();
+      timer = setTimeout(() => {
+        const starting = slots.some((s) => s.alive && !s.isReady);
+        leave(
+          new StartFailure(
+            `no Python interpreter was ready within ${startTimeoutMs} ms, so the code did not run (${
+              starting
+                ? "the interpreter was still starting: a cold start loads Pyodide, which takes seconds and far longer on a loaded machine"
+                : `all ${maxWorkers} interpreters were busy`
+            }). The toolset's own timeout was not used; retry the call (a started interpreter stays warm for the next one)`,
+            true,
+          ),
+        );
+      }, startTimeoutMs);
+      timer.unref?.();
     });
   }
 
@@ -476,14 +563,44 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
     return { done, timedOut, cancelled };
   }
 
-  async function runBinding(request: RunBindingRequest): Promise<BindingResult> {
+  async function runScript(request: RunScriptRequest): Promise<BindingResult> {
+    return runCall(
+      {
+        // One trust domain per script text: a script never shares an interpreter with a toolset.
+        trustDomain: `skill:${request.file}@${hashText(request.code)}`,
+        code: request.code,
+        exportName: "main",
+        args: [],
+        env: {},
+        allowedHosts: [],
+        timeoutMs: request.timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.pauseDeadline ? { pauseDeadline: request.pauseDeadline } : {}),
+      },
+      { script: request.file, input: request.input ?? null },
+    );
+  }
+
+  function runBinding(request: RunBindingRequest): Promise<BindingResult> {
+    return runCall(request);
+  }
+
+  async function runCall(
+    request: RunBindingRequest,
+    script?: { script: string; input: unknown },
+  ): Promise<BindingResult> {
     const started = performance.now();
     const secrets = [...(request.redact ?? []), ...Object.values(request.secrets ?? {})].filter(
       (s) => s.length > 0,
     );
-    const fail = (kind: SandboxErrorKind, message: string, logs: LogEntry[] = []): BindingResult => ({
+    const fail = (
+      kind: SandboxErrorKind,
+      message: string,
+      logs: LogEntry[] = [],
+      startup = false,
+    ): BindingResult => ({
       ok: false,
-      error: { kind, message: redactText(message, secrets) },
+      error: { kind, message: redactText(message, secrets), ...(startup ? { startup } : {}) },
       logs: logs.map((l) => ({ ...l, text: redactText(l.text, secrets) })),
       durationMs: performance.now() - started,
     });
@@ -493,8 +610,16 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
     const limit = Math.min(resultBytes, request.limits?.resultBytes ?? resultBytes);
     let slot: Slot;
     try {
-      slot = await acquire(domain, request.signal);
+      // Waiting for an interpreter is not the caller's time: its deadline pauses (the wait has its
+      // own bound), and the toolset's timeout starts in send(), once the code can run.
+      slot = await acquire(domain, {
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.pauseDeadline ? { onWait: request.pauseDeadline } : {}),
+      });
     } catch (error) {
+      if (error instanceof StartFailure) {
+        return fail(error.timedOut ? "timeout" : "internal", error.message, [], true);
+      }
       return fail("internal", (error as Error).message);
     }
     const egress =
@@ -516,7 +641,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
         {
           t: "call",
           code: request.code,
-          request: JSON.stringify({ function: request.exportName, kwargs, env: request.env }),
+          request: JSON.stringify(script ?? { function: request.exportName, kwargs, env: request.env }),
           resultBytes: limit,
           logBytes: request.limits?.logBytes ?? logBytes,
         },
@@ -562,7 +687,12 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
   }
 
   async function parse(source: string): Promise<PythonParseOutput> {
-    const slot = await acquire(PARSE_DOMAIN);
+    let slot: Slot;
+    try {
+      slot = await acquire(PARSE_DOMAIN);
+    } catch (error) {
+      throw new Error(`parsing toolset.py could not start: ${(error as Error).message}`);
+    }
     try {
       const sent = await send(slot, { t: "parse", source }, parseTimeoutMs, {
         egress: async () => Promise.reject(new Error("no network while parsing")),
@@ -580,6 +710,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
   return {
     language: "python",
     runBinding,
+    runScript,
     parse,
     async warm() {
       sparesWanted = true;

@@ -43,13 +43,20 @@ export interface RunBindingRequest {
   redact?: string[];
   limits?: Partial<SandboxLimits>;
   signal?: AbortSignal;
+  /**
+   * Stops the caller's own deadline (an action's) while the call waits for the runtime to be
+   * ready, e.g. an interpreter's cold start; returns the resume function. That wait has the
+   * runtime's own bound, and the toolset's `timeoutMs` starts only once the code can run.
+   */
+  pauseDeadline?: () => () => void;
 }
 
 export type BindingResult =
   | { ok: true; value: unknown; logs: LogEntry[]; durationMs: number }
   | {
       ok: false;
-      error: { kind: SandboxError["kind"]; message: string };
+      /** `startup`: the code never ran, because the runtime was not ready in time. */
+      error: { kind: SandboxError["kind"]; message: string; startup?: boolean };
       logs: LogEntry[];
       durationMs: number;
     };

@@ -4,6 +4,7 @@ export { createMemorySkillStore, skillRecord } from "./memory-store";
 export { parseSkillMarkdown, SKILL_NAME_PATTERN, skillNameProblem } from "./parse-skill";
 export type { SkillRecord, SkillStore, SkillSummary } from "./ports";
 export { listSkillFolders, readSkillFolder, type SkillFolderRead } from "./read-skill-folder";
+export { createPythonScriptRunner, type PythonScriptRunnerDeps } from "./run-python-script";
 export {
   createSandboxScriptRunner,
   type SkillScript,

@@ -1,8 +1,9 @@
 /**
  * `toolstore/skills`: progressive disclosure of skills for agents. `list` gives names,
  * descriptions and file counts; `load` the SKILL.md body; `files` the tree with sizes; `read` one
- * file as text, capped, from an offset. All `read`. `run` is `execute`: it runs a JavaScript
- * script from the skill's scripts/ as a nested action under the caller's session and gate.
+ * file as text, capped, from an offset. All `read`. `run` is `execute`: it runs a script from the
+ * skill's scripts/: JavaScript as a nested action under the caller's session and gate, Python
+ * (`def main(input)`) in the locked-down Python runtime, without network or capabilities.
  * A skill's `allowed-tools` is never honoured here: it grants nothing.
  */
 import { didYouMean } from "../capabilities/did-you-mean";
@@ -41,7 +42,7 @@ export interface SkillsModuleOptions {
   store: SkillStore;
   /** Runs JavaScript scripts; without one, `run` says scripts are not runnable on this server. */
   javascript?: SkillScriptRunner;
-  /** Runs Python scripts when a Python runtime is present. */
+  /** Runs Python scripts (createPythonScriptRunner) when the server has a Python runtime. */
   python?: SkillScriptRunner;
 }
 
@@ -195,14 +196,20 @@ export function createSkillsModule(options: SkillsModuleOptions): CapabilityModu
         spec: {
           name: "skills.run",
           description:
-            "Run a JavaScript script from a skill's scripts/ folder in the sandbox, as an action under this session: its default export gets `input`, and every capability it calls is gated like your own calls.",
+            "Run a JavaScript script from a skill's scripts/ folder in the sandbox, as an action under this session: its default export gets `input`, and every capability it calls is gated like your own calls." +
+            (options.python
+              ? " A Python script (.py) runs `main(input)` in the locked-down Python runtime: no network, no capabilities, only its input."
+              : ""),
           category: "execute",
           inputSchema: {
             type: "object",
             properties: {
               name: nameProp,
               path: { type: "string", description: "Script path, e.g. scripts/convert.js" },
-              input: { description: "JSON value handed to the script's default export" },
+              input: {
+                description:
+                  "JSON value handed to the script's default export (or to main() of a .py script)",
+              },
             },
             required: ["name", "path"],
             additionalProperties: false,

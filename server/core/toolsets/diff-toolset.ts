@@ -4,12 +4,15 @@
  * header declarations. Pure data in, data out.
  */
 import { diffLines } from "diff";
-import type { Category, ToolsetBinding, ToolsetDeclarations } from "./types";
+import { codeFileOf } from "./parse-toolset";
+import type { Category, ToolsetBinding, ToolsetDeclarations, ToolsetLanguage } from "./types";
 
 export interface ToolsetVersionView {
   contentHash: string;
   doc: string;
   source: string;
+  /** The code file's language; default typescript. */
+  language?: ToolsetLanguage;
   bindings: ToolsetBinding[];
   declarations: ToolsetDeclarations;
 }
@@ -36,6 +39,8 @@ export interface ToolsetDiff {
   doc: { changed: boolean; linesAdded: number; linesRemoved: number };
   /** The code changed (even when every binding's signature stayed the same). */
   codeChanged: boolean;
+  /** The newer version's code file: toolset.ts or toolset.py. */
+  codeFile: string;
   hosts: { added: string[]; removed: string[] };
   timeout?: { from?: number; to?: number };
   env: { added: string[]; removed: string[] };
@@ -94,6 +99,7 @@ export function diffToolsetVersions(previous: ToolsetVersionView, next: ToolsetV
     changed,
     doc: { changed: previous.doc !== next.doc, linesAdded, linesRemoved },
     codeChanged: previous.source !== next.source,
+    codeFile: codeFileOf(next.language ?? "typescript"),
     hosts: setDiff(previous.declarations.hosts, next.declarations.hosts),
     env: setDiff(envNames(previous.declarations), envNames(next.declarations)),
   };
@@ -118,7 +124,8 @@ export function formatToolsetDiff(diff: ToolsetDiff): string[] {
   if (diff.doc.changed)
     lines.push(`~ doc.md changed (+${diff.doc.linesAdded} -${diff.doc.linesRemoved} lines)`);
   const bindingsTouched = diff.added.length + diff.removed.length + diff.changed.length > 0;
-  if (diff.codeChanged && !bindingsTouched) lines.push("~ toolset.ts changed (same bindings and signatures)");
+  if (diff.codeChanged && !bindingsTouched)
+    lines.push(`~ ${diff.codeFile} changed (same bindings and signatures)`);
   if (diff.hosts.added.length + diff.hosts.removed.length > 0) {
     lines.push(
       `~ @hosts: ${[...diff.hosts.added.map((h) => `+${h}`), ...diff.hosts.removed.map((h) => `-${h}`)].join(" ")}`,

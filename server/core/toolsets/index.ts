@@ -43,6 +43,7 @@ export {
   TOOLSET_NAME_PATTERN,
 } from "./names";
 export {
+  codeFileOf,
   DOC_FILE,
   HEADER_TAGS,
   isValidEnvName,

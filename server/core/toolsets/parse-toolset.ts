@@ -26,12 +26,18 @@ import type {
   ToolsetDeclarations,
   ToolsetDiagnostic,
   ToolsetEnvDeclaration,
+  ToolsetLanguage,
 } from "./types";
 
 export const SOURCE_FILE = "toolset.ts";
 /** The code file of a Python toolset. */
 export const PYTHON_SOURCE_FILE = "toolset.py";
 export const DOC_FILE = "doc.md";
+
+/** The code file of a toolset written in `language`. */
+export function codeFileOf(language: ToolsetLanguage): string {
+  return language === "python" ? PYTHON_SOURCE_FILE : SOURCE_FILE;
+}
 
 /** The tag that marks a function as a binding; its argument is the category. */
 export const TOOL_TAG = "tool";

@@ -23,6 +23,7 @@ import { createPythonRuntime } from "../../core/python/runtime";
 import type { BindingRuntimes } from "../../core/sandbox/binding-runtime";
 import { createSandboxPool } from "../../core/sandbox/pool";
 import {
+  createPythonScriptRunner,
   createSandboxScriptRunner,
   createSkillCatalogSource,
   createSkillsModule,
@@ -187,7 +188,17 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   });
   const modules: ModuleFactory[] = [
     builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
-    () => [createSkillsModule({ store: skills, javascript: skillScripts })],
+    () => [
+      createSkillsModule({
+        store: skills,
+        javascript: skillScripts,
+        // .py scripts run in the same locked-down Pyodide workers as toolset.py (own trust domain).
+        python: createPythonScriptRunner({
+          python,
+          ...(options.actionTimeoutMs ? { timeoutMs: options.actionTimeoutMs } : {}),
+        }),
+      }),
+    ],
     ...(options.extraModules ?? []),
   ];
   const ports = options.ports ?? createPrismaPorts(db, channel);

@@ -185,7 +185,7 @@ async function publishCompiled(
   const current = existing?.currentVersionId
     ? await db.toolsetVersion.findUnique({
         where: { id: existing.currentVersionId },
-        select: { version: true, contentHash: true, doc: true, source: true, bindings: true },
+        select: { version: true, contentHash: true, doc: true, source: true, bindings: true, language: true },
       })
     : null;
 

@@ -370,3 +370,54 @@ describe("[PYTHON] the plan's legacy definitions migrate and run", { timeout: 18
     expect(result).toMatchObject({ ok: true, value: { n: 42 } });
   });
 });
+
+describe("[PYTHON] the console names the real code file", { timeout: 180_000 }, () => {
+  it("list, detail, versions and diffs read the stored language, not a guess from the code", async () => {
+    // A TypeScript toolset whose code holds a line that reads like Python's import of the
+    // decorator: guessing from the text would call it Python.
+    const ts = path.join(root, "snippets");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(ts, { recursive: true });
+    writeFileSync(path.join(ts, "doc.md"), "# snippets\n\nPython snippets as text.\n");
+    writeFileSync(
+      path.join(ts, "toolset.ts"),
+      [
+        "/** Python snippets as text. */",
+        "const HEADER = `",
+        "from toolstore.toolset import tool",
+        "`;",
+        "/** The import line of a Python toolset. @tool read */",
+        "export function header(): string {",
+        "  return HEADER.trim();",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    expect((await publishToolset(db, { dir: ts, origin: "cli", parsePython: python.parse })).status).toBe(
+      "created",
+    );
+    const { listToolsets, getToolset, diffStoredVersions } = await import("./index");
+    const languages = Object.fromEntries((await listToolsets(db)).map((t) => [t.name, t.language]));
+    expect(languages).toMatchObject({ calculator: "python", weather: "python", snippets: "typescript" });
+    expect((await getToolset(db, "snippets")).language).toBe("typescript");
+
+    // A code-only change of a Python toolset: the version and its diff name toolset.py.
+    const calc = path.join(root, "calculator");
+    const { readFileSync } = await import("node:fs");
+    writeFileSync(
+      path.join(calc, "toolset.py"),
+      `${readFileSync(path.join(calc, "toolset.py"), "utf8")}\n# v2\n`,
+    );
+    expect((await publishToolset(db, { dir: calc, origin: "cli", parsePython: python.parse })).status).toBe(
+      "updated",
+    );
+    const detail = await getToolset(db, "calculator");
+    expect(detail.language).toBe("python");
+    expect(detail.versions.map((v) => [v.version, v.language])).toEqual([
+      [2, "python"],
+      [1, "python"],
+    ]);
+    const diff = await diffStoredVersions(db, "calculator", 1, 2);
+    expect(diff.lines).toContain("~ toolset.py changed (same bindings and signatures)");
+  });
+});

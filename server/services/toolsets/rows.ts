@@ -10,6 +10,7 @@ import {
   parseToolsetSource,
   type ToolsetBinding,
   type ToolsetDeclarations,
+  type ToolsetLanguage,
   type ToolsetVersionView,
 } from "../../core/toolsets";
 
@@ -31,9 +32,16 @@ export function parseHosts(text: string): string[] {
   return parseJsonArray<string>(text, "allowedHosts").filter((h) => typeof h === "string");
 }
 
-export function declarationsOf(source: string): ToolsetDeclarations {
+/** The stored `language` column as a language (rows from before the column are typescript). */
+export function storedLanguage(value: string): ToolsetLanguage {
+  return value === "python" ? "python" : "typescript";
+}
+
+/** Header declarations of stored code; without a language, it is guessed from the code. */
+export function declarationsOf(source: string, language?: ToolsetLanguage): ToolsetDeclarations {
   // toolset.py keeps its declarations in the module docstring (no Python needed to read them).
-  if (looksLikePythonToolset(source)) return pythonDeclarations(source);
+  const python = language ? language === "python" : looksLikePythonToolset(source);
+  if (python) return pythonDeclarations(source);
   return parseToolsetSource(source).declarations;
 }
 
@@ -48,14 +56,17 @@ export interface StoredVersion {
   doc: string;
   source: string;
   bindings: string;
+  language: string;
 }
 
 export function versionView(row: StoredVersion): ToolsetVersionView {
+  const language = storedLanguage(row.language);
   return {
     contentHash: row.contentHash,
     doc: row.doc,
     source: row.source,
+    language,
     bindings: parseBindings(row.bindings),
-    declarations: declarationsOf(row.source),
+    declarations: declarationsOf(row.source, language),
   };
 }

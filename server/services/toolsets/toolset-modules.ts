@@ -143,9 +143,24 @@ function bindingImpl(
       timeoutMs: runtime.timeoutMs,
       redact: Object.values(runtime.secrets),
       signal: run.signal,
+      ...(run.pauseDeadline ? { pauseDeadline: () => run.pauseDeadline?.() ?? (() => {}) } : {}),
     });
     if (result.ok) return result.value;
     const { kind, message } = result.error;
+    if (result.error.startup) {
+      // The code never ran: say so, not "timed out after <the toolset's timeout>".
+      throw new AppError(
+        kind === "timeout" ? "LIMIT_EXCEEDED" : "INTERNAL",
+        `${wireName} did not run: ${message}`,
+        {
+          details: {
+            error: kind === "timeout" ? "timeout" : "internal",
+            capability: wireName,
+            reason: message,
+          },
+        },
+      );
+    }
     if (kind === "timeout") {
       throw new AppError("LIMIT_EXCEEDED", `${wireName} timed out after ${runtime.timeoutMs} ms`, {
         details: { error: "timeout", capability: wireName, reason: message },

@@ -5,16 +5,16 @@
  */
 import type { Category } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
-import { looksLikePythonToolset } from "../../core/python/parse-python";
 import {
   diffToolsetVersions,
   formatToolsetDiff,
   type ToolsetBinding,
   type ToolsetDeclarations,
   type ToolsetDiff,
+  type ToolsetLanguage,
 } from "../../core/toolsets";
 import type { Db } from "../../db";
-import { asCategory, declarationsOf, parseBindings, parseHosts, versionView } from "./rows";
+import { asCategory, declarationsOf, parseBindings, parseHosts, storedLanguage, versionView } from "./rows";
 
 export const SECRET_MASK = "••••••••";
 
@@ -24,8 +24,8 @@ export interface ToolsetSummary {
   version: number | null;
   contentHash: string | null;
   bindingCount: number;
-  /** The code file: toolset.ts (typescript) or toolset.py (python). */
-  language: "typescript" | "python";
+  /** The current version's code file: toolset.ts (typescript) or toolset.py (python). */
+  language: ToolsetLanguage;
   categories: Category[];
   timeoutMs: number;
   allowedHosts: string[];
@@ -65,6 +65,8 @@ export interface VersionSummary {
   publishedById: string | null;
   createdAt: Date;
   bindingCount: number;
+  /** This version's code file: toolset.ts (typescript) or toolset.py (python). */
+  language: ToolsetLanguage;
 }
 
 export interface ToolsetDetail {
@@ -74,6 +76,8 @@ export interface ToolsetDetail {
   allowedHosts: string[];
   version: number | null;
   contentHash: string | null;
+  /** The current version's language (typescript when nothing is published). */
+  language: ToolsetLanguage;
   doc: string;
   source: string;
   bindings: ToolsetBinding[];
@@ -91,6 +95,7 @@ const VERSION_FIELDS = {
   publishedById: true,
   createdAt: true,
   bindings: true,
+  language: true,
 } as const;
 
 function notFound(name: string): AppError {
@@ -114,7 +119,7 @@ export async function listToolsets(db: Db): Promise<ToolsetSummary[]> {
   const versionIds = toolsets.flatMap((t) => (t.currentVersionId ? [t.currentVersionId] : []));
   const versions = await db.toolsetVersion.findMany({
     where: { id: { in: versionIds } },
-    select: { id: true, version: true, contentHash: true, bindings: true, source: true },
+    select: { id: true, version: true, contentHash: true, bindings: true, source: true, language: true },
   });
   const byId = new Map(versions.map((v) => [v.id, v]));
   const pending = await db.capability.groupBy({
@@ -127,18 +132,19 @@ export async function listToolsets(db: Db): Promise<ToolsetSummary[]> {
     const v = t.currentVersionId ? byId.get(t.currentVersionId) : undefined;
     const bindings = v ? parseBindings(v.bindings) : [];
     const set = new Set(t.envVars.map((e) => e.name));
+    const language = storedLanguage(v?.language ?? "typescript");
     return {
       name: t.name,
       description: t.description,
       version: v?.version ?? null,
       contentHash: v?.contentHash ?? null,
       bindingCount: bindings.length,
-      language: v && looksLikePythonToolset(v.source) ? ("python" as const) : ("typescript" as const),
+      language,
       categories: [...new Set(bindings.map((b) => b.category))],
       timeoutMs: t.timeoutMs,
       allowedHosts: parseHosts(t.allowedHosts),
       missingEnv: v
-        ? declarationsOf(v.source)
+        ? declarationsOf(v.source, language)
             .env.filter((e) => !set.has(e.name))
             .map((e) => e.name)
         : [],
@@ -169,10 +175,13 @@ export async function getToolset(db: Db, name: string): Promise<ToolsetDetail> {
   const current = toolset.currentVersionId
     ? await db.toolsetVersion.findUnique({
         where: { id: toolset.currentVersionId },
-        select: { version: true, contentHash: true, doc: true, source: true },
+        select: { version: true, contentHash: true, doc: true, source: true, language: true },
       })
     : null;
-  const declarations = current ? declarationsOf(current.source) : { hosts: [], env: [], description: "" };
+  const language = storedLanguage(current?.language ?? "typescript");
+  const declarations = current
+    ? declarationsOf(current.source, language)
+    : { hosts: [], env: [], description: "" };
   const currentBindings = toolset.versions.find((v) => v.id === toolset.currentVersionId)?.bindings;
   const capabilities = await db.capability.findMany({
     where: { module: name, source: "toolset" },
@@ -194,6 +203,7 @@ export async function getToolset(db: Db, name: string): Promise<ToolsetDetail> {
     allowedHosts: parseHosts(toolset.allowedHosts),
     version: current?.version ?? null,
     contentHash: current?.contentHash ?? null,
+    language,
     doc: current?.doc ?? "",
     source: current?.source ?? "",
     bindings: currentBindings ? parseBindings(currentBindings) : [],
@@ -216,6 +226,7 @@ function versionSummary(v: {
   publishedById: string | null;
   createdAt: Date;
   bindings: string;
+  language: string;
 }): VersionSummary {
   return {
     version: v.version,
@@ -224,6 +235,7 @@ function versionSummary(v: {
     publishedById: v.publishedById,
     createdAt: v.createdAt,
     bindingCount: parseBindings(v.bindings).length,
+    language: storedLanguage(v.language),
   };
 }
 
@@ -300,7 +312,7 @@ export async function diffStoredVersions(
   if (target === null) throw notFound(name);
   const rows = await db.toolsetVersion.findMany({
     where: { toolset: { name }, version: { in: [from, target] } },
-    select: { version: true, contentHash: true, doc: true, source: true, bindings: true },
+    select: { version: true, contentHash: true, doc: true, source: true, bindings: true, language: true },
   });
   const a = rows.find((r) => r.version === from);
   const b = rows.find((r) => r.version === target);

@@ -8,7 +8,7 @@ import { AppError } from "../../core/errors";
 import { isValidEnvName, isValidHostPattern, TIMEOUT_MAX_MS, TIMEOUT_MIN_MS } from "../../core/toolsets";
 import type { Db } from "../../db";
 import { storedEnvValue } from "../stored-secrets";
-import { declarationsOf, parseHosts } from "./rows";
+import { declarationsOf, parseHosts, storedLanguage } from "./rows";
 import { type EnvVarView, envViews } from "./toolset-queries";
 
 /** The engine does not redact shorter values (they would mangle ordinary text), so refuse them. */
@@ -32,8 +32,11 @@ async function toolsetRow(db: Db, name: string) {
 
 async function declaredEnv(db: Db, currentVersionId: string | null) {
   if (!currentVersionId) return { hosts: [], env: [], description: "" };
-  const v = await db.toolsetVersion.findUnique({ where: { id: currentVersionId }, select: { source: true } });
-  return v ? declarationsOf(v.source) : { hosts: [], env: [], description: "" };
+  const v = await db.toolsetVersion.findUnique({
+    where: { id: currentVersionId },
+    select: { source: true, language: true },
+  });
+  return v ? declarationsOf(v.source, storedLanguage(v.language)) : { hosts: [], env: [], description: "" };
 }
 
 export async function listToolsetEnv(db: Db, toolset: string): Promise<EnvVarView[]> {

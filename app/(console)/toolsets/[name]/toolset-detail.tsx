@@ -11,6 +11,7 @@ import { ErrorNote } from "../../../_components/error-note";
 import { TabPanel, Tabs } from "../../../_components/tabs";
 import { useTRPC } from "../../../_lib/trpc";
 import { InlineCode } from "../inline-code";
+import { codeFileOf, LanguageBadge } from "../language-badge";
 import { PublishError } from "../publish-errors";
 import { UploadForm } from "../upload-form";
 import { Params } from "./params";
@@ -87,6 +88,7 @@ export function ToolsetDetail({
   }
   const t = toolset.data;
   const categoryOf = new Map(t?.capabilities.map((c) => [c.exportName, c]) ?? []);
+  const codeFile = codeFileOf(t?.language ?? "typescript");
 
   return (
     <>
@@ -101,12 +103,15 @@ export function ToolsetDetail({
               <span className="pill" style={{ verticalAlign: "middle" }}>
                 v{t.version}
               </span>
-            )}
+            )}{" "}
+            {t?.version != null && <LanguageBadge language={t.language} />}
           </h1>
           <p>
             {t ? (
               t.description ? (
                 <InlineCode text={t.description} />
+              ) : t.language === "python" ? (
+                "No description in the module docstring of toolset.py."
               ) : (
                 "No description in the header comment of toolset.ts."
               )
@@ -190,8 +195,17 @@ export function ToolsetDetail({
               {t.bindings.length === 0 ? (
                 <div className="empty">
                   <strong>No bindings</strong>
-                  Mark an exported function in toolset.ts with <code>@tool read</code> (or write, execute,
-                  external).
+                  {t.language === "python" ? (
+                    <>
+                      Decorate a function in toolset.py with <code>@tool(category="read")</code> (or write,
+                      execute, external).
+                    </>
+                  ) : (
+                    <>
+                      Mark an exported function in toolset.ts with <code>@tool read</code> (or write, execute,
+                      external).
+                    </>
+                  )}
                 </div>
               ) : (
                 <DataTable
@@ -308,9 +322,9 @@ export function ToolsetDetail({
             canEdit={canEdit}
           />
         ) : (
-          <section className="card" aria-label="toolset.ts">
+          <section className="card" aria-label={codeFile}>
             <div className="row" style={{ justifyContent: "space-between", marginBottom: 8 }}>
-              <h2 style={{ margin: 0 }}>toolset.ts</h2>
+              <h2 style={{ margin: 0 }}>{codeFile}</h2>
               <CopyButton text={t.source} label="Copy code" />
             </div>
             <pre className="code-view">

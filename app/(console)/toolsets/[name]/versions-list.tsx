@@ -5,6 +5,7 @@ import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
 import { RelativeTime } from "../../../_components/relative-time";
 import { type RouterOutputs, useTRPC } from "../../../_lib/trpc";
+import { codeFileOf } from "../language-badge";
 
 type Version = RouterOutputs["toolsets"]["get"]["versions"][number];
 
@@ -68,7 +69,8 @@ export function VersionsList({
                   )}
                 </div>
                 <div className="small muted">
-                  {v.bindingCount} binding{v.bindingCount === 1 ? "" : "s"} · {ORIGIN[v.origin] ?? v.origin}
+                  {v.bindingCount} binding{v.bindingCount === 1 ? "" : "s"} ·{" "}
+                  <code>{codeFileOf(v.language)}</code> · {ORIGIN[v.origin] ?? v.origin}
                   {v.publishedBy ? ` by ${v.publishedBy}` : ""} · <RelativeTime value={v.createdAt} />
                 </div>
                 {open === v.version && previous && (

@@ -463,13 +463,14 @@ def _load(code):
         _state["error"] = _describe(e, "toolset.py failed to load: ")
 
 
-def _describe(e, prefix=""):
+def _describe(e, prefix="", filename="toolset.py"):
     if isinstance(e, MemoryError):
-        return {"ok": False, "kind": "out_of_memory", "message": prefix + "MemoryError: the toolset ran out of memory"}
+        who = "the toolset" if filename == "toolset.py" else filename
+        return {"ok": False, "kind": "out_of_memory", "message": f"{prefix}MemoryError: {who} ran out of memory"}
     if isinstance(e, KeyboardInterrupt):
         return {"ok": False, "kind": "interrupted", "message": "interrupted"}
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == "toolset.py"]
-    where = f" (toolset.py:{frames[-1].lineno})" if frames else ""
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == filename]
+    where = f" ({filename}:{frames[-1].lineno})" if frames else ""
     text = str(e)
     if len(text) > 2000:
         text = text[:2000] + "…"
@@ -477,8 +478,38 @@ def _describe(e, prefix=""):
             "message": f"{prefix}{type(e).__name__}: {text}{where}"}
 
 
+def _run_script(code, request, max_result):
+    """A skill's .py script: `def main(input)` returning a JSON value; run fresh on every call."""
+    filename = request["script"]
+    module = types.ModuleType("skill_script")
+    module.__file__ = filename
+    os.environ.clear()
+    try:
+        exec(compile(code, filename, "exec"), module.__dict__)
+    except BaseException as e:  # noqa: BLE001
+        return _describe(e, f"{filename} failed to load: ", filename)
+    fn = module.__dict__.get("main")
+    if not callable(fn):
+        return {"ok": False, "kind": "threw",
+                "message": f"{filename} has no main function; write `def main(input):` returning a JSON value"}
+    try:
+        value = fn(request.get("input"))
+        if isinstance(value, types.CoroutineType):
+            value.close()
+            return {"ok": False, "kind": "threw", "message": f"main in {filename} is async; write it as a plain def"}
+        text = _json_dumps(value, ensure_ascii=False, default=_default)
+    except BaseException as e:  # noqa: BLE001
+        return _describe(e, "", filename)
+    if len(text) > max_result:
+        return {"ok": False, "kind": "threw",
+                "message": f"the result is larger than the limit of {max_result} characters ({len(text)}); return less"}
+    return {"ok": True, "json": text}
+
+
 def _call(code, request_json, max_result):
     request = json.loads(request_json)
+    if request.get("script"):
+        return _run_script(code, request, max_result)
     if _state["code"] != code:
         _load(code)
     if _state["error"]:
