@@ -107,3 +107,16 @@ describe("[PYTHON] cold start", { timeout: 120_000 }, () => {
     expect(performance.now() - started).toBeLessThan(100_000);
   });
 });
+
+describe("[PYTHON] idle interpreters", { timeout: 120_000 }, () => {
+  it("a worker left by parsing, or bound to a toolset, is retired once idle; the next call starts a new one", async () => {
+    const python = runtime({ idleRetireMs: 300 });
+    await python.parse(CODE);
+    expect(python.stats().workers).toBe(1);
+    await expect.poll(() => python.stats().workers, { timeout: 30_000, interval: 100 }).toBe(0);
+    const r = await python.runBinding(request());
+    expect(r).toMatchObject({ ok: true, value: 42 });
+    await expect.poll(() => python.stats().workers, { timeout: 30_000, interval: 100 }).toBe(0);
+    expect(python.stats().retired).toBe(2);
+  });
+});

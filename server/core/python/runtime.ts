@@ -28,6 +28,7 @@ import type { PythonParseOutput } from "./parse-python";
 
 const MiB = 1024 * 1024;
 const WASM_PAGE = 64 * 1024;
+const PARSE_IDLE_MS = 30_000;
 
 export interface PythonRuntimeOptions {
   /** Most worker threads at once (each holds an interpreter, ~150 MB RSS). Default 4. */
@@ -58,6 +59,12 @@ export interface PythonRuntimeOptions {
    * after this wait, and the caller's deadline is paused during it. Default 60 s.
    */
   startTimeoutMs?: number;
+  /**
+   * A worker bound to a toolset (or used only to parse) that has been idle this long is retired:
+   * an interpreter holds ~150 MB or more, and one left by parsing at start used to stay for the
+   * life of the process. Blank spares kept for a first call stay. Default 5 minutes.
+   */
+  idleRetireMs?: number;
   /**
    * The host egress a call's httpx requests go through; default createAllowlistFetch over the
    * request's allowed hosts. The host allow-list is checked before it is called, either way.
@@ -204,6 +211,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
   const graceMs = options.interruptGraceMs ?? 150;
   const parseTimeoutMs = options.parseTimeoutMs ?? 10_000;
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const idleRetireMs = options.idleRetireMs ?? 5 * 60_000;
   const workerFile = findFile("worker.mjs");
   const pyodideDir = findPyodideDir();
 
@@ -217,6 +225,21 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
   let retired = 0;
   // Spares are kept once bindings are called (a CLI that only parses never starts one).
   let sparesWanted = false;
+
+  // Bound or parse-only workers idle past idleRetireMs are retired; blank spares stay.
+  const idleSweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const slot of [...slots]) {
+        if (!slot.alive || slot.busy || !slot.isReady || slot.domain === null) continue;
+        // An interpreter kept only for parsing goes sooner: publishing is rare after the start.
+        const limit = slot.domain === PARSE_DOMAIN ? Math.min(idleRetireMs, PARSE_IDLE_MS) : idleRetireMs;
+        if (now - slot.lastUsed >= limit) retire(slot, `idle for ${Math.round(limit / 1000)} s`);
+      }
+    },
+    Math.max(50, Math.min(60_000, Math.floor(idleRetireMs / 2))),
+  );
+  idleSweep.unref();
 
   function spawn(): Slot {
     const interrupt = new SharedArrayBuffer(4);
@@ -730,6 +753,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
     },
     async close() {
       closed = true;
+      clearInterval(idleSweep);
       for (const w of waiting.splice(0)) w.reject(new Error("the python runtime is closed"));
       await Promise.allSettled(slots.splice(0).map((s) => s.worker.terminate()));
     },
