@@ -237,7 +237,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
         if (now - slot.lastUsed >= limit) retire(slot, `idle for ${Math.round(limit / 1000)} s`);
       }
     },
-    Math.max(50, Math.min(60_000, Math.floor(idleRetireMs / 2))),
+    Math.max(50, Math.floor(Math.min(idleRetireMs, PARSE_IDLE_MS) / 2)),
   );
   idleSweep.unref();
 
