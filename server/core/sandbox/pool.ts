@@ -573,7 +573,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     addAdmitted(job.key, 1);
     slot.worker.ref();
     jobsStarted += 1;
-    send(slot, { t: "start", id: job.id, job: job.job });
+    const queuedMs = Date.now() - job.startedAt;
+    send(slot, { t: "start", id: job.id, job: queuedMs > 0 ? { ...job.job, queuedMs } : job.job });
   }
 
   function unqueue(job: PendingJob): boolean {
@@ -630,18 +631,24 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
           // A listener must not break the pool.
         }
       }
+      // The deadline runs from submission, so a run never waits in the queue past it either.
+      const deadlineMs = job.limits.deadlineMs;
+      const waitMs = Math.min(queueTimeoutMs, deadlineMs);
       pending.queueTimer = setTimeout(() => {
         if (!unqueue(pending)) return;
         queueTimeouts += 1;
         const ahead = admitted.get(key) ?? 0;
+        const others = `${ahead} other run${ahead === 1 ? "" : "s"} of the same key running`;
         settle(
           pending,
           failure(
             "timeout",
-            `the run waited ${queueTimeoutMs} ms in the queue for a sandbox and did not start (${ahead} other run${ahead === 1 ? "" : "s"} of the same key running); nothing of it ran, try again later`,
+            waitMs === deadlineMs
+              ? `the run reached its deadline of ${deadlineMs} ms while it waited in the queue for a sandbox (${others}); nothing of it ran, try again later`
+              : `the run waited ${queueTimeoutMs} ms in the queue for a sandbox and did not start (${others}); nothing of it ran, try again later`,
           ),
         );
-      }, queueTimeoutMs);
+      }, waitMs);
       pending.queueTimer.unref?.();
     });
   }

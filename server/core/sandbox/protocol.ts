@@ -24,6 +24,8 @@ interface JobBase {
   /** ES module source. */
   code: string;
   limits: SandboxLimits;
+  /** Time the job waited in the pool's queue: it counts against `limits.deadlineMs`. */
+  queuedMs?: number;
 }
 
 export interface ActionJob extends JobBase {

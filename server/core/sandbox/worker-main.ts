@@ -115,7 +115,8 @@ function countedMs(r: Running, now: number): number {
 }
 
 function deadlineAt(r: Running): number {
-  return r.startedAt + r.job.limits.deadlineMs + r.suspendedTotal;
+  // The deadline runs from submission: time spent queued for a sandbox counts.
+  return r.startedAt + r.job.limits.deadlineMs - (r.job.queuedMs ?? 0) + r.suspendedTotal;
 }
 
 function armTimer(r: Running): void {
@@ -138,7 +139,8 @@ function onDeadline(r: Running): void {
 
 function timeoutMessage(r: Running): string {
   const what = r.job.kind === "action" ? "action" : "toolset binding";
-  return `the ${what} ran longer than its deadline of ${r.job.limits.deadlineMs} ms (time spent waiting for approvals is not counted)`;
+  const queued = r.job.queuedMs ? `, ${r.job.queuedMs} ms of it waiting in the queue for a sandbox` : "";
+  return `the ${what} ran longer than its deadline of ${r.job.limits.deadlineMs} ms${queued} (time spent waiting for approvals is not counted)`;
 }
 
 function outOfMemoryMessage(r: Running): string {
