@@ -42,6 +42,31 @@ const binding = (
 ) => pool.runBinding({ code, exportName, args, env: {}, allowedHosts: [], timeoutMs: 2_000, ...extra });
 
 describe("runBinding", () => {
+  it("reuses a binding's evaluated module for the same code and env, never across env, and never after a timeout", async () => {
+    const code = `let calls = 0;
+export function count() { calls += 1; console.log("call", calls); return calls; }
+export function spin() { calls += 1; while (true) {} }`;
+    // One worker, so every call lands where the module was evaluated.
+    const single = createSandboxPool({ workers: 1, maxWorkers: 1 });
+    const binding = (exportName: string, A: string, timeoutMs = 2_000) =>
+      single.runBinding({ code, exportName, args: [], env: { A }, allowedHosts: [], timeoutMs });
+    try {
+      // Sequential calls: the module is evaluated once, so its state counts on (a warm context).
+      const first = await binding("count", "1");
+      const second = await binding("count", "1");
+      expect(first).toMatchObject({ ok: true, value: 1 });
+      expect(second).toMatchObject({ ok: true, value: 2, logs: [{ level: "log", text: "call 2" }] });
+      // Another environment is another module.
+      expect(await binding("count", "2")).toMatchObject({ ok: true, value: 1 });
+      // A run that ended abnormally does not leave its context behind.
+      const spun = await binding("spin", "3", 300);
+      expect(spun).toMatchObject({ ok: false, error: { kind: "timeout" } });
+      expect(await binding("count", "3")).toMatchObject({ ok: true, value: 1 });
+    } finally {
+      await single.close();
+    }
+  });
+
   it("calls the export with positional arguments and returns its value", async () => {
     const r = await binding("export function add(a, b = 10) { return a + b; }", "add", [1]);
     expect(r).toMatchObject({ ok: true, value: 11 });

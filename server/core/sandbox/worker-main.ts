@@ -80,6 +80,12 @@ type Helpers = { -readonly [K in keyof typeof HELPER_INDEX]: QuickJSHandle };
 interface Running {
   id: number;
   job: Job;
+  /** The context's pointer to the run it serves: host functions read it, so a warm context can serve the next run. */
+  host?: HostRef;
+  /** A binding's module namespace, kept when its context goes back warm. */
+  ns?: QuickJSHandle;
+  /** The warm context this run was given (its key), if any. */
+  warmKey?: string;
   lease?: CappedQuickJS;
   rt?: QuickJSRuntime;
   ctx?: QuickJSContext;
@@ -108,6 +114,70 @@ interface Running {
 }
 
 const running = new Map<number, Running>();
+
+// ---------------------------------------------------------------------------------------------
+// Warm binding contexts: a toolset binding's module, once evaluated, serves later calls of the
+// same code, environment and limits in this worker (one trust domain: the pool gives a worker to
+// one toolset at a time). Only a context whose call ended cleanly goes back; module-level state
+// of the toolset may persist between its calls, as in a Python toolset's interpreter.
+
+interface HostRef {
+  current: Running;
+}
+
+interface WarmContext {
+  lease: CappedQuickJS;
+  rt: QuickJSRuntime;
+  ctx: QuickJSContext;
+  helpers: Helpers;
+  ns: QuickJSHandle;
+  host: HostRef;
+}
+
+const MAX_WARM_CONTEXTS = 4;
+const warmContexts = new Map<string, WarmContext[]>();
+let warmCount = 0;
+
+function warmKeyOf(job: Job): string | undefined {
+  if (job.kind !== "binding") return undefined;
+  const { limits } = job;
+  return JSON.stringify([job.code, job.envJson, limits]);
+}
+
+function disposeWarm(w: WarmContext): void {
+  for (const h of [w.ns, ...Object.values(w.helpers), w.ctx, w.rt]) {
+    try {
+      h.dispose();
+    } catch {
+      // The module is dropped below either way.
+    }
+  }
+}
+
+function takeWarm(key: string): WarmContext | undefined {
+  const list = warmContexts.get(key);
+  const w = list?.pop();
+  if (!w) return undefined;
+  warmCount -= 1;
+  if (list && list.length === 0) warmContexts.delete(key);
+  return w;
+}
+
+function keepWarm(key: string, w: WarmContext): void {
+  if (warmCount >= MAX_WARM_CONTEXTS) {
+    // Drop the oldest entry of the oldest key.
+    const [oldestKey, list] = warmContexts.entries().next().value as [string, WarmContext[]];
+    const oldest = list.shift();
+    warmCount -= 1;
+    if (list.length === 0) warmContexts.delete(oldestKey);
+    if (oldest) disposeWarm(oldest);
+  }
+  const list = warmContexts.get(key) ?? [];
+  list.push(w);
+  warmContexts.delete(key);
+  warmContexts.set(key, list);
+  warmCount += 1;
+}
 
 function countedMs(r: Running, now: number): number {
   const open = r.suspendDepth > 0 && !r.pumping ? now - r.suspendedSince : 0;
@@ -204,7 +274,9 @@ function advance(r: Running, ctx: QuickJSContext): boolean {
     try {
       r.running = callEntry(r, ctx, helpers, ns);
     } finally {
-      ns.dispose();
+      // A binding keeps its namespace, so its context can go back warm.
+      if (r.warmKey !== undefined) r.ns = ns;
+      else ns.dispose();
     }
     return r.running !== undefined;
   }
@@ -466,16 +538,41 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
       disposeFailures += 1;
     }
   };
+  const warm = healthy ? warmContextOf(r) : undefined;
+  if (warm && r.warmKey !== undefined) {
+    keepWarm(r.warmKey, warm);
+    post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
+    return;
+  }
   for (const d of r.pending.values()) dispose(d);
   r.pending.clear();
   dispose(r.loading);
   dispose(r.running);
+  dispose(r.ns);
   if (r.helpers) for (const h of Object.values(r.helpers)) dispose(h);
   dispose(r.ctx);
   dispose(r.rt);
   // A leaked handle or an earlier abort: the module cannot be trusted again.
   if (disposeFailures > 0) healthy = false;
   if (r.lease) releaseModule(r.lease, healthy);
+  post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, disposeFailures) });
+}
+
+/** A binding's context that ended cleanly and may serve the next call, or undefined. */
+function warmContextOf(r: Running): WarmContext | undefined {
+  const { lease, rt, ctx, helpers, ns, host } = r;
+  if (r.warmKey === undefined || !lease || !rt || !ctx || !helpers || !ns || !host) return undefined;
+  if (r.pending.size > 0 || r.loading || r.running || rt.hasPendingJob()) return undefined;
+  if (lease.memory.buffer.byteLength > init.retireAboveBytes) return undefined;
+  return { lease, rt, ctx, helpers, ns, host };
+}
+
+function outcomeOf(
+  r: Running,
+  error: SandboxError | undefined,
+  resultJson: string | null,
+  disposeFailures: number,
+): WorkerOutcome {
   const outcome: WorkerOutcome = {
     ok: error === undefined,
     resultJson: error === undefined ? resultJson : null,
@@ -485,7 +582,7 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
     disposeFailures,
   };
   if (error) outcome.error = error;
-  post({ t: "done", id: r.id, outcome });
+  return outcome;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -536,7 +633,8 @@ function guestError(ctx: QuickJSContext, helpers: Helpers, info: Record<string, 
   return error;
 }
 
-function installHost(r: Running, ctx: QuickJSContext): void {
+function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {
+  first.host = host;
   const helpersArray = ctx.unwrapResult(
     ctx.evalCode(HELPERS_SOURCE, "toolstore:helpers", { type: "global" }),
   );
@@ -545,11 +643,13 @@ function installHost(r: Running, ctx: QuickJSContext): void {
     helpers[key as keyof Helpers] = ctx.getProp(helpersArray, index);
   }
   helpersArray.dispose();
-  r.helpers = helpers;
-  const { limits } = r.job;
-  const what = r.job.kind === "action" ? "capability calls" : "fetch calls";
+  first.helpers = helpers;
+  // Fixed for the context: a warm context only serves jobs with the same code, env and limits.
+  const { limits } = first.job;
+  const what = first.job.kind === "action" ? "capability calls" : "fetch calls";
 
   const call = ctx.newFunction("call", (nameH, argsH, argcH) => {
+    const r = host.current;
     const name = ctx.typeof(nameH) === "string" ? ctx.getString(nameH) : "";
     const argc = argcH ? ctx.getNumber(argcH) : 1;
     if (argc > 1) throw new TypeError(`${name} takes one plain object argument, got ${argc} arguments`);
@@ -592,6 +692,7 @@ function installHost(r: Running, ctx: QuickJSContext): void {
   const console = ctx.newObject();
   for (const level of ["log", "info", "warn", "error", "debug", "trace"] as const) {
     const fn = ctx.newFunction(level, (...args) => {
+      const r = host.current;
       if (logsFull(r)) {
         r.logsDropped += 1;
         return;
@@ -618,8 +719,8 @@ function installHost(r: Running, ctx: QuickJSContext): void {
   ctx.setProp(ctx.global, "console", console);
   console.dispose();
 
-  if (r.job.kind === "binding") {
-    const env = ctx.newString(r.job.envJson);
+  if (first.job.kind === "binding") {
+    const env = ctx.newString(first.job.envJson);
     ctx.setProp(ctx.global, GUEST_GLOBALS.env, env);
     env.dispose();
   }
@@ -674,6 +775,23 @@ async function start(id: number, job: Job): Promise<void> {
     finished: false,
   };
   running.set(id, r);
+  const warmKey = warmKeyOf(job);
+  const warm = warmKey === undefined ? undefined : takeWarm(warmKey);
+  if (warm && warmKey !== undefined) {
+    // The toolset's module is loaded: call the export in the context it was evaluated in.
+    Object.assign(r, { lease: warm.lease, rt: warm.rt, ctx: warm.ctx, helpers: warm.helpers, warmKey });
+    r.host = warm.host;
+    warm.host.current = r;
+    r.startedAt = Date.now();
+    r.interruptAt = deadlineAt(r);
+    const ns = warm.ns;
+    r.ns = ns;
+    armTimer(r);
+    pump(r, (ctx) => {
+      r.running = callEntry(r, ctx, warm.helpers, ns);
+    });
+    return;
+  }
   try {
     r.lease = await leaseModule(job.limits.memoryBytes);
   } catch (error) {
@@ -692,9 +810,11 @@ async function start(id: number, job: Job): Promise<void> {
     r.rt = rt;
     rt.setMemoryLimit(Math.max(job.limits.memoryBytes - 4 * 1024 * 1024, 8 * 1024 * 1024));
     rt.setMaxStackSize(job.limits.stackBytes);
+    const host: HostRef = { current: r };
     rt.setInterruptHandler(() => {
-      if (Date.now() > r.interruptAt) {
-        r.interrupted = true;
+      const current = host.current;
+      if (Date.now() > current.interruptAt) {
+        current.interrupted = true;
         return true;
       }
       return false;
@@ -702,7 +822,8 @@ async function start(id: number, job: Job): Promise<void> {
     installModules(r, rt);
     const ctx = rt.newContext();
     r.ctx = ctx;
-    installHost(r, ctx);
+    installHost(r, ctx, host);
+    if (warmKey !== undefined) r.warmKey = warmKey;
   } catch (error) {
     // On a loaded machine a short deadline can pass while the runtime is being set up.
     finish(
