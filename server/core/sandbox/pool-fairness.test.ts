@@ -69,7 +69,6 @@ describe("sandbox pool fair share", () => {
     // A deadline runs from submission: the queued loops end at theirs too, saying the wait was the
     // queue's (they never ran), rather than each getting a full deadline after the one before.
     expect([...events.slice(1)].sort()).toEqual(["loop0:timeout", "loop1:timeout", "loop2:timeout"]);
-    expect(results[0]?.error?.message).not.toMatch(/queue/);
     for (const r of results.slice(1)) expect(r.error?.message).toMatch(/in the queue for a sandbox/);
   }, 60_000);
 

@@ -209,7 +209,9 @@ function onDeadline(r: Running): void {
 
 function timeoutMessage(r: Running): string {
   const what = r.job.kind === "action" ? "action" : "toolset binding";
-  const queued = r.job.queuedMs ? `, ${r.job.queuedMs} ms of it waiting in the queue for a sandbox` : "";
+  // A wait worth naming: a few ms between submission and a free worker is not news.
+  const queuedMs = r.job.queuedMs ?? 0;
+  const queued = queuedMs >= 50 ? `, ${queuedMs} ms of it waiting in the queue for a sandbox` : "";
   return `the ${what} ran longer than its deadline of ${r.job.limits.deadlineMs} ms${queued} (time spent waiting for approvals is not counted)`;
 }
 
