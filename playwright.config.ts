@@ -16,6 +16,8 @@ if (!fs.existsSync(chromium)) {
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 3107);
 export const E2E_SETUP_TOKEN = "e2e-setup-token-0123456789";
+/** A local stand-in for the plan's weather API: the server sends api.openweathermap.org here. */
+export const E2E_WEATHER_PORT = E2E_PORT + 11;
 const dbFile = path.resolve(`.data/e2e-${E2E_PORT}.db`);
 
 export default defineConfig({
@@ -62,6 +64,7 @@ export default defineConfig({
       DATABASE_URL: `file:${dbFile}`,
       TOOLSTORE_SETUP_TOKEN: E2E_SETUP_TOKEN,
       TOOLSTORE_APPROVAL_TTL_MINUTES: "5",
+      TOOLSTORE_EGRESS_ALIASES: `api.openweathermap.org=http://127.0.0.1:${E2E_WEATHER_PORT}`,
     },
   },
 });

@@ -1,15 +1,18 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
+import { E2E_WEATHER_PORT } from "../playwright.config";
 import { adminContext, screenshot } from "./helpers";
 
 /**
  * Python toolsets in a real Chromium against the built app: the plan's calculator (§9) uploaded as
- * toolset.py through the console, the plan's docker definition (§9) migrated by the CLI and
- * uploaded, and the shipped textkit example — each called from an action typed into the
+ * toolset.py through the console, the plan's weather toolset (§2.3) verbatim, its host pointed at a
+ * local stand-in by TOOLSTORE_EGRESS_ALIASES (playwright.config.ts), the plan's docker definition
+ * (§9) migrated by the CLI and uploaded, and the shipped textkit example — each called from an action typed into the
  * playground's editor, through the gate, with the decision and the result shown live.
  */
 test.describe.configure({ mode: "serial" });
@@ -201,4 +204,75 @@ test("[PYTHON]: the plan's docker definition, migrated by the CLI and uploaded, 
   await screenshot(page, "python-playground-store-execute");
   expect(errors).toEqual([]);
   await context.close();
+});
+
+test("[PYTHON]: the plan's weather toolset, verbatim, reaches its declared host (pointed at a local stand-in) from the playground", async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  // The "internet" for api.openweathermap.org: the e2e server's alias sends that host here.
+  const seen: string[] = [];
+  const api = http.createServer((req, res) => {
+    seen.push(req.url ?? "");
+    const q = new URL(req.url ?? "/", "http://x").searchParams.get("q");
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ name: q, main: { temp: 12.5 } }));
+  });
+  await new Promise<void>((r) => api.listen(E2E_WEATHER_PORT, "127.0.0.1", () => r()));
+  try {
+    const { page, context } = await adminContext(browser);
+    const errors = watchConsole(page);
+    await page.goto("/toolsets");
+    await page.getByRole("button", { name: "Upload…" }).click();
+    await page.getByLabel("Name").fill("pyweather");
+    await page.getByLabel("Language").selectOption("python");
+    await page.getByLabel("doc.md text").fill(read(path.join(FIXTURES, "weather/doc.md")));
+    await page.getByLabel("toolset.py text").fill(read(path.join(FIXTURES, "weather/toolset.py")));
+    await page.getByRole("button", { name: "Validate and publish" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "pyweather" })).toContainText("v1", COLD);
+
+    // The plan's code names https://api.openweathermap.org: the admin allows that host.
+    await page.goto("/toolsets/pyweather#settings");
+    await page.getByLabel(/Allowed hosts/).fill("api.openweathermap.org");
+    await page.getByRole("button", { name: "Save limits" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+
+    await typeAction(
+      page,
+      [
+        'import { get_weather } from "toolstore/pyweather";',
+        "export default async function () {",
+        '  return await get_weather({ location: "Paris" });',
+        "}",
+      ].join("\n"),
+    );
+    await page.getByLabel("Mode", { exact: true }).selectOption("default");
+    const queue = second.page;
+    await queue.goto("/approvals");
+    await expect(queue.getByTestId("live-status")).toContainText("live");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    // A bare @tool: its category waits for an admin, so default mode asks.
+    await expect(row(page, "pyweather.get_weather").getByTestId("decision")).toHaveText("waiting…");
+    const link = row(page, "pyweather.get_weather").getByRole("link", { name: "Open in queue" });
+    const approvalId = ((await link.getAttribute("href")) ?? "").split("#")[1] ?? "";
+    const card = queue.locator(`[id="${approvalId}"]`);
+    await expect(card).toContainText("pyweather.get_weather");
+    await card.getByRole("button", { name: "Allow once" }).click();
+
+    await expect(row(page, "pyweather.get_weather").getByTestId("decision")).toHaveText("allowed", COLD);
+    await expect(page.getByTestId("run-status")).toContainText("ok", COLD);
+    await expect(page.getByTestId("pane-result")).toContainText(/"name":\s*"Paris"/);
+    await expect(page.getByTestId("pane-result")).toContainText(/"temp":\s*12\.5/);
+    // The plan's request, as written: path and query of the declared host.
+    expect(
+      seen.some(
+        (u) => u.startsWith("/data/2.5/weather?") && u.includes("q=Paris") && u.includes("units=metric"),
+      ),
+    ).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  } finally {
+    await new Promise<void>((r) => api.close(() => r()));
+  }
 });

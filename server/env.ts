@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { AppError } from "./core/errors";
+import { parseHostAliases } from "./core/sandbox/host-fetch";
 
 const csv = z
   .string()
@@ -34,6 +35,22 @@ const envSchema = z.object({
     .enum(["", "0", "1", "false", "true", "no", "yes"], { message: "use 1 or 0" })
     .optional()
     .transform((v) => v === "1" || v === "true" || v === "yes"),
+  /**
+   * Where toolsets' declared hosts are really sent, as `host=origin` pairs (comma separated), e.g.
+   * `api.openweathermap.org=http://127.0.0.1:4100`: a mirror, a staging server or a local
+   * stand-in. The allow-list and secrets still apply to the host the code names.
+   */
+  TOOLSTORE_EGRESS_ALIASES: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      try {
+        return parseHostAliases(text);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Hosts the built-in toolstore/http module may fetch (comma separated). */
   TOOLSTORE_HTTP_ALLOWED_HOSTS: csv,
   /** Choose the first-run setup token (automated installs, the e2e suite); random otherwise. */

@@ -5,11 +5,12 @@
  * never keeps the process alive.
  */
 import { createPythonRuntime, type PythonRuntime } from "../core/python/runtime";
+import { loadEnv } from "../env";
 
 const holder = globalThis as typeof globalThis & { __toolstorePython?: PythonRuntime };
 
 export function getPythonRuntime(): PythonRuntime {
-  holder.__toolstorePython ??= createPythonRuntime();
+  holder.__toolstorePython ??= createPythonRuntime({ hostAliases: loadEnv().TOOLSTORE_EGRESS_ALIASES });
   return holder.__toolstorePython;
 }
 

@@ -65,6 +65,8 @@ export interface PythonRuntimeOptions {
    * life of the process. Blank spares kept for a first call stay. Default 5 minutes.
    */
   idleRetireMs?: number;
+  /** Where toolsets' declared hosts are really sent (host-fetch.ts, TOOLSTORE_EGRESS_ALIASES). */
+  hostAliases?: Readonly<Record<string, string>>;
   /**
    * The host egress a call's httpx requests go through; default createAllowlistFetch over the
    * request's allowed hosts. The host allow-list is checked before it is called, either way.
@@ -656,6 +658,7 @@ export function createPythonRuntime(options: PythonRuntimeOptions = {}): PythonR
         redact: request.redact ?? [],
         timeoutMs: request.timeoutMs,
         maxBodyBytes,
+        ...(options.hostAliases ? { hostAliases: options.hostAliases } : {}),
       });
     const kwargs: Record<string, unknown> = { ...(request.kwargs ?? {}) };
     try {

@@ -160,6 +160,8 @@ export interface EgressOptions {
   maxBodyBytes?: number;
   /** A caller-supplied fetch (tests, embedders); it must re-check redirect targets itself. */
   fetch?: HostFetch;
+  /** Where declared hosts are really sent (AllowlistFetchOptions.hostAliases). */
+  hostAliases?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -177,6 +179,7 @@ export function createEgressFetch(options: EgressOptions): HostFetch {
       timeoutMs: options.timeoutMs,
       maxBodyBytes: options.maxBodyBytes ?? 4 << 20,
       prepareHop: (request, firstUrl) => prepareHop(request, firstUrl, secrets, options.allowedHosts),
+      ...(options.hostAliases ? { hostAliases: options.hostAliases } : {}),
     });
   return async (request, signal) => {
     refuseUrlPlaceholder(request.url);

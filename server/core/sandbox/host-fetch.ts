@@ -58,6 +58,61 @@ export interface AllowlistFetchOptions {
    * the first URL; returns what is actually sent. Egress fills secrets here (see egress.ts).
    */
   prepareHop?: (request: HostFetchRequest, firstUrl: string) => HostFetchRequest;
+  /**
+   * Where a host is really sent (`api.example.com` or `api.example.com:8443` -> an origin such as
+   * `http://127.0.0.1:4100`): a mirror, a staging server or a local stand-in. The allow-list and
+   * secrets apply to the host as the code wrote it; only the connection goes elsewhere.
+   */
+  hostAliases?: Readonly<Record<string, string>>;
+}
+
+/** The URL actually fetched for `url`: its origin replaced by an alias of its host, if any. */
+export function aliasedUrl(url: string, aliases: Readonly<Record<string, string>> | undefined): string {
+  if (!aliases) return url;
+  const parsed = new URL(url);
+  const target = aliases[parsed.host.toLowerCase()] ?? aliases[parsed.hostname.toLowerCase()];
+  if (!target) return url;
+  const origin = new URL(target);
+  parsed.protocol = origin.protocol;
+  parsed.host = origin.host;
+  return parsed.toString();
+}
+
+/**
+ * Parses `TOOLSTORE_EGRESS_ALIASES`: `host=origin` pairs separated by commas, e.g.
+ * `api.openweathermap.org=http://127.0.0.1:4100`. Throws a message naming the bad pair.
+ */
+export function parseHostAliases(text: string | undefined): Record<string, string> {
+  const aliases: Record<string, string> = {};
+  for (const pair of (text ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const at = pair.indexOf("=");
+    const host = pair.slice(0, at).trim().toLowerCase();
+    const target = pair.slice(at + 1).trim();
+    let origin: URL | undefined;
+    try {
+      origin = new URL(target);
+    } catch {
+      origin = undefined;
+    }
+    const hostOk = at > 0 && /^[a-z0-9.-]+(:\d{1,5})?$/.test(host);
+    const originOk =
+      origin !== undefined &&
+      (origin.protocol === "http:" || origin.protocol === "https:") &&
+      origin.pathname === "/" &&
+      !origin.search &&
+      !origin.username;
+    if (!hostOk || !originOk) {
+      throw new AppError(
+        "CONFIG_INVALID",
+        `TOOLSTORE_EGRESS_ALIASES: "${pair}" is not host=origin; write e.g. api.example.com=http://127.0.0.1:4100 (an origin: scheme, host and port, no path)`,
+      );
+    }
+    aliases[host] = (origin as URL).origin;
+  }
+  return aliases;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -84,7 +139,7 @@ export function createAllowlistFetch(options: AllowlistFetchOptions): HostFetch 
       const sent = options.prepareHop ? options.prepareHop(written, request.url) : written;
       let res: Response;
       try {
-        res = await fetch(url, {
+        res = await fetch(aliasedUrl(url, options.hostAliases), {
           method,
           headers: sent.headers,
           body: hasBody ? sent.body : undefined,

@@ -138,6 +138,8 @@ export interface SandboxPoolOptions {
   maxRunsPerKey?: number;
   /** A run that waited this long in the queue fails with a clear "timeout". Default 30 s. */
   queueTimeoutMs?: number;
+  /** Where toolsets' declared hosts are really sent (host-fetch.ts, TOOLSTORE_EGRESS_ALIASES). */
+  hostAliases?: Readonly<Record<string, string>>;
   /** Jobs held at once by one worker (each holds its own QuickJS module). Default 1024. */
   maxJobsPerWorker?: number;
   /** Idle QuickJS modules kept per worker and memory size. Default 4. */
@@ -683,6 +685,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       timeoutMs: limits.deadlineMs,
       maxBodyBytes: 4 << 20,
       fetch: request.fetch,
+      ...(options.hostAliases ? { hostAliases: options.hostAliases } : {}),
     });
     const masked = [...Object.values(request.secrets ?? {}), ...(request.redact ?? [])];
     const job: Job = {

@@ -138,6 +138,8 @@ export interface ServerEngineOptions {
   workers?: number;
   maxRunsPerKey?: number;
   queueTimeoutMs?: number;
+  /** Where toolsets' declared hosts are really sent (TOOLSTORE_EGRESS_ALIASES). */
+  hostAliases?: Readonly<Record<string, string>>;
   /** More fixed modules (tests, canaries), beside the built-ins. */
   extraModules?: ModuleFactory[];
   /** More module sources, beside the toolsets. */
@@ -170,6 +172,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.workers ? { workers: options.workers } : {}),
     ...(options.maxRunsPerKey ? { maxRunsPerKey: options.maxRunsPerKey } : {}),
     ...(options.queueTimeoutMs ? { queueTimeoutMs: options.queueTimeoutMs } : {}),
+    ...(options.hostAliases ? { hostAliases: options.hostAliases } : {}),
   });
   const python = options.python ?? createPythonRuntime();
   const ownsPython = options.python === undefined;
@@ -314,6 +317,7 @@ export function getEngine(): Promise<ServerEngine> {
       ...(env.TOOLSTORE_SANDBOX_WORKERS ? { workers: env.TOOLSTORE_SANDBOX_WORKERS } : {}),
       maxRunsPerKey: env.TOOLSTORE_SANDBOX_RUNS_PER_KEY,
       queueTimeoutMs: env.TOOLSTORE_SANDBOX_QUEUE_TIMEOUT_MS,
+      hostAliases: env.TOOLSTORE_EGRESS_ALIASES,
       python: getPythonRuntime(),
     });
     holder.__toolstoreEngine = started;
