@@ -1,11 +1,14 @@
 /**
  * Python toolsets over MCP, with the SDK's own Client against the real `/api/mcp` handler on
  * loopback, a real SQLite database and real Pyodide workers: the plan's calculator (§9, bare
- * `@tool`, so its category waits for review), the plan's docker definition migrated to toolset.py,
- * and the shipped textkit example. Each call is checked in the envelope AND in the stored gate
+ * `@tool`, so its category waits for review), the plan's weather toolset (§2.3) verbatim with its
+ * host pointed at a local stand-in (host aliases), the plan's docker definition migrated to
+ * toolset.py, and the shipped textkit example. Each call is checked in the envelope AND in the stored gate
  * decision of the MCP run.
  */
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,7 +21,7 @@ import { deployMigrations } from "../db/migrate";
 import { createApiKey } from "../services/api-keys";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "../services/engine";
 import { createMcpBackend } from "../services/mcp-backend";
-import { publishToolset } from "../services/toolsets";
+import { publishToolset, updateToolsetSettings } from "../services/toolsets";
 import { createMcpHttpHandler } from "./http";
 import { serveFetchHandler } from "./node-adapter";
 
@@ -30,6 +33,8 @@ let engine: ServerEngine;
 let python: PythonRuntime;
 let server: { url: string; close(): Promise<void> };
 let userId: string;
+let weatherApi: http.Server;
+const weatherSeen: string[] = [];
 
 type Envelope = {
   ok: boolean;
@@ -45,10 +50,25 @@ beforeAll(async () => {
   userId = (
     await db.user.create({ data: { username: "owner", displayName: "O", role: "admin", passwordHash: "x" } })
   ).id;
-  python = createPythonRuntime({ maxWorkers: 3, spareWorkers: 1 });
+  // The "internet" for api.openweathermap.org: the runtime's egress sends that host here.
+  weatherApi = http.createServer((req, res) => {
+    weatherSeen.push(req.url ?? "");
+    const q = new URL(req.url ?? "/", "http://x").searchParams.get("q");
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ name: q, main: { temp: 9 } }));
+  });
+  await new Promise<void>((r) => weatherApi.listen(0, "127.0.0.1", () => r()));
+  const weatherOrigin = `http://127.0.0.1:${(weatherApi.address() as AddressInfo).port}`;
+  python = createPythonRuntime({
+    maxWorkers: 3,
+    spareWorkers: 1,
+    hostAliases: { "api.openweathermap.org": weatherOrigin },
+  });
 
   // The plan's calculator (§9) verbatim, under its own module name beside the shipped toolsets.
   fs.cpSync(path.join(FIXTURES, "calculator"), path.join(root, "pycalc"), { recursive: true });
+  fs.cpSync(path.join(FIXTURES, "weather"), path.join(root, "pyweather"), { recursive: true });
   fs.cpSync(path.resolve("toolsets/textkit"), path.join(root, "textkit"), { recursive: true });
   // The plan's docker definition (§9), migrated as `migrate-docker` would write it.
   const legacy = JSON.parse(fs.readFileSync(path.join(FIXTURES, "legacy", "calculator-docker.json"), "utf8"));
@@ -66,6 +86,7 @@ beforeAll(async () => {
     });
     expect(published.status).toBe("created");
   }
+  await updateToolsetSettings(db, "pyweather", { allowedHosts: ["api.openweathermap.org"] });
   engine = await startServerEngine({ db, ports: createPrismaPorts(db), approvalTtlMs: 60_000, python });
   const backend = createMcpBackend({ db, engine: async () => engine, publicUrl: "http://console.test" });
   server = await serveFetchHandler(
@@ -83,6 +104,7 @@ afterAll(async () => {
   await server?.close();
   await engine?.shutdown();
   await python?.close();
+  await new Promise<void>((r) => (weatherApi ? weatherApi.close(() => r()) : r()));
   await db?.$disconnect();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -138,6 +160,31 @@ describe("[MCP] Python toolsets", { timeout: 180_000 }, () => {
     expect(run).toMatchObject({ surface: "mcp", status: "ok" });
     expect(decisions).toEqual([
       expect.objectContaining({ capability: "pycalc.compute", category: "execute", decision: "allow" }),
+    ]);
+    await client.close();
+  });
+
+  it("execute_code runs the plan's weather toolset (§2.3, verbatim) against its declared host", async () => {
+    const { client, keyId } = await connect("auto");
+    const envelope = await executeCode(
+      client,
+      `import { get_weather } from "toolstore/pyweather";
+       export default async function () { return await get_weather({ location: "Oslo" }); }`,
+    );
+    expect(envelope).toMatchObject({
+      ok: true,
+      result: { name: "Oslo", main: { temp: 9 } },
+      calls: [{ capability: "pyweather.get_weather", decision: "allow" }],
+    });
+    expect(weatherSeen.some((u) => u.startsWith("/data/2.5/weather?") && u.includes("q=Oslo"))).toBe(true);
+    const { run, decisions } = await lastRunDecisions(keyId);
+    expect(run).toMatchObject({ surface: "mcp", status: "ok" });
+    expect(decisions).toEqual([
+      expect.objectContaining({
+        capability: "pyweather.get_weather",
+        category: "execute",
+        decision: "allow",
+      }),
     ]);
     await client.close();
   });
