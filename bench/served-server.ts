@@ -11,17 +11,15 @@
  * print one JSON line `{ "url", "keys" }` on stdout.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { Readable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
 import { z } from "zod";
 import { loadCappedQuickJS } from "../server/core/sandbox/quickjs-module";
 import { transpileToolset } from "../server/core/toolsets/compile-toolset";
+import { serveFetchHandler } from "../server/mcp/node-adapter";
 
 type FetchHandler = (req: Request) => Promise<Response>;
 
@@ -50,80 +48,41 @@ function cpuTimes(): { mainCpuMs: number; allCpuMs: number } {
 
 const STATIC_PAGE = `<!doctype html><html><head><title>ToolStore</title></head><body><h1>ToolStore</h1></body></html>`;
 
-function serve(
+/** Serves `mcp` at /api/mcp, the static page at / and the stats at /__bench/stats on loopback. */
+async function serve(
   mcp: FetchHandler,
   stats: () => Promise<Record<string, unknown>>,
-): Promise<{ url: string; server: http.Server }> {
+): Promise<{ url: string }> {
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
-  const server = http.createServer(async (req, res) => {
-    try {
-      const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
-      if (url.pathname === "/" && req.method === "GET") {
-        res.writeHead(200, { "content-type": "text/html" }).end(STATIC_PAGE);
-        return;
-      }
-      if (url.pathname === "/__bench/stats") {
-        if (url.searchParams.get("gc") === "1") {
-          const gc = (globalThis as { gc?: () => void }).gc;
-          for (let i = 0; i < 3; i++) gc?.();
-          await new Promise((r) => setTimeout(r, 50));
-          gc?.();
-        }
-        const body = {
-          rss: process.memoryUsage().rss,
-          lagP99Ms: lag.percentile(99) / 1e6,
-          lagMaxMs: lag.max / 1e6,
-          ...cpuTimes(),
-          ...(await stats()),
-        };
-        if (url.searchParams.get("reset") === "1") lag.reset();
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-        return;
-      }
-      if (url.pathname !== "/api/mcp") {
-        res.writeHead(404).end();
-        return;
-      }
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (typeof v === "string") headers.set(k, v);
-        else if (Array.isArray(v)) for (const item of v) headers.append(k, item);
-      }
-      const hasBody = req.method !== "GET" && req.method !== "HEAD";
-      const controller = new AbortController();
-      res.on("close", () => controller.abort());
-      const request = new Request(url, {
-        method: req.method ?? "GET",
-        headers,
-        signal: controller.signal,
-        ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
-      } as RequestInit);
-      const response = await mcp(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (!response.body) {
-        res.end();
-        return;
-      }
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        res.write(value);
-      }
-      res.end();
-    } catch (error) {
-      if (!res.headersSent) res.writeHead(500);
-      res.end(String(error));
+  const json = (body: unknown) =>
+    new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
+  const route: FetchHandler = async (req) => {
+    const url = new URL(req.url);
+    if (url.pathname === "/" && req.method === "GET") {
+      return new Response(STATIC_PAGE, { headers: { "content-type": "text/html" } });
     }
-  });
-  server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}`, server });
-    }),
-  );
+    if (url.pathname === "/__bench/stats") {
+      if (url.searchParams.get("gc") === "1") {
+        const gc = (globalThis as { gc?: () => void }).gc;
+        for (let i = 0; i < 3; i++) gc?.();
+        await new Promise((r) => setTimeout(r, 50));
+        gc?.();
+      }
+      const body = {
+        rss: process.memoryUsage().rss,
+        lagP99Ms: lag.percentile(99) / 1e6,
+        lagMaxMs: lag.max / 1e6,
+        ...cpuTimes(),
+        ...(await stats()),
+      };
+      if (url.searchParams.get("reset") === "1") lag.reset();
+      return json(body);
+    }
+    if (url.pathname === "/api/mcp") return mcp(req);
+    return new Response(null, { status: 404 });
+  };
+  return serveFetchHandler(route, null);
 }
 
 async function startToolStore() {

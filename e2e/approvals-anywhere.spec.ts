@@ -1,7 +1,7 @@
-import { deflateSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
+import { makePng } from "../server/core/testing/png";
 import { ADMIN, adminContext, screenshot } from "./helpers";
 
 /**
@@ -17,42 +17,10 @@ const KEY_NAME = "e2e-anywhere";
 
 /** A small PNG of one colour with a lighter square inside, so a preview is visibly an image. */
 function png(width: number, height: number, rgb: [number, number, number]): string {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = (crcTable[(c ^ b) & 0xff] ?? 0) ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, sum]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const rows: number[] = [];
-  for (let y = 0; y < height; y++) {
-    rows.push(0);
-    for (let x = 0; x < width; x++) {
-      const inner = x > width / 4 && x < (3 * width) / 4 && y > height / 4 && y < (3 * height) / 4;
-      for (const v of rgb) rows.push(inner ? Math.min(255, v + 110) : v);
-    }
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(Buffer.from(rows))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]).toString("base64");
+  const lighter = rgb.map((v) => Math.min(255, v + 110)) as [number, number, number];
+  const inner = (x: number, y: number) =>
+    x > width / 4 && x < (3 * width) / 4 && y > height / 4 && y < (3 * height) / 4;
+  return makePng(width, height, (x, y) => (inner(x, y) ? lighter : rgb)).toString("base64");
 }
 
 /** An action that reads, then saves a picture: the save waits for a human. */

@@ -8,14 +8,15 @@ import { Readable } from "node:stream";
 
 export async function serveFetchHandler(
   handler: (req: Request) => Promise<Response>,
-  path = "/api/mcp",
+  /** The one path served (others get 404), or null for every path (the handler routes). */
+  path: string | null = "/api/mcp",
   /** 0 (default): any free port. A fixed port lets a restarted process serve the same address. */
   port = 0,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
-      if (url.pathname !== path) {
+      if (path !== null && url.pathname !== path) {
         res.writeHead(404).end();
         return;
       }
@@ -60,7 +61,7 @@ export async function serveFetchHandler(
   });
   const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${bound}${path}`,
+    url: `http://127.0.0.1:${bound}${path ?? ""}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -1,7 +1,11 @@
-/** A real, tiny PNG (one solid colour) built by hand, for tests and benchmarks. */
+/** A real, tiny PNG built by hand, for tests and benchmarks: black, or each pixel from `pixel`. */
 import { deflateSync } from "node:zlib";
 
-export function makePng(width: number, height: number): Buffer {
+export function makePng(
+  width: number,
+  height: number,
+  pixel?: (x: number, y: number) => readonly [number, number, number],
+): Buffer {
   const crcTable = Array.from({ length: 256 }, (_, n) => {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
@@ -26,6 +30,11 @@ export function makePng(width: number, height: number): Buffer {
   ihdr[8] = 8;
   ihdr[9] = 2;
   const rows = Buffer.alloc((width * 3 + 1) * height);
+  if (pixel) {
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) rows.set(pixel(x, y), y * (width * 3 + 1) + 1 + x * 3);
+    }
+  }
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk("IHDR", ihdr),
