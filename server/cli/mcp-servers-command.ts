@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Db } from "../db";
 import { createPrismaAssetStore } from "../services/engine/run-stores";
+import { createWriteBatcher } from "../services/engine/write-batcher";
 import {
   categorizeTools,
   createMcpModuleSource,
@@ -61,7 +62,11 @@ function pairs(values: string[] | undefined, flag: string): Record<string, strin
 
 /** Reaches a server once to list its tools, then stops it. Failures go to the server's status. */
 async function connectOnce(db: Db, name: string, io: CliIo): Promise<boolean> {
-  const source = createMcpModuleSource({ db, assets: createPrismaAssetStore(db), cwd: io.cwd });
+  const source = createMcpModuleSource({
+    db,
+    assets: createPrismaAssetStore(db, createWriteBatcher(db)),
+    cwd: io.cwd,
+  });
   try {
     await source.refresh(name);
     return true;

@@ -49,6 +49,13 @@ const envelopeSchema = z
   })
   .loose();
 
+/** Built once: a server is built per HTTP request, and zod schemas are costly to construct. */
+const executeInputSchema = z.object({
+  code: z.string().min(1, "code is empty: send one ES module with a default export").max(200_000),
+  title: z.string().max(200).optional(),
+});
+const viewImageInputSchema = z.object({ asset_id: z.string().min(1).max(100) });
+
 /** Which elicitation modes a client declared; `elicitation: {}` is form mode (protocol 2025-11-25). */
 function elicitationModes(declared: unknown): { form: boolean; url: boolean } {
   if (!declared || typeof declared !== "object") return { form: false, url: false };
@@ -80,10 +87,7 @@ export async function createMcpServer(options: {
   const executeConfig = {
     title: "Execute an action",
     description: toolDescription,
-    inputSchema: {
-      code: z.string().min(1, "code is empty: send one ES module with a default export").max(200_000),
-      title: z.string().max(200).optional(),
-    },
+    inputSchema: executeInputSchema.shape,
     outputSchema: envelopeSchema.shape,
   };
   type ExecuteArgs = { code: string; title?: string | undefined };
@@ -255,7 +259,7 @@ export async function createMcpServer(options: {
       request: { params: { arguments?: Record<string, unknown> } },
       extra: ExecuteExtra,
     ) => {
-      const parsed = z.object(executeConfig.inputSchema).safeParse(request.params.arguments ?? {});
+      const parsed = executeInputSchema.safeParse(request.params.arguments ?? {});
       if (!parsed.success) {
         return {
           content: [{ type: "text" as const, text: `Input validation error: ${parsed.error.message}` }],
@@ -327,7 +331,7 @@ export async function createMcpServer(options: {
       title: "View an image",
       description:
         "Returns an image an action saved (its asset_id comes from the envelope's images or from toolstore/assets). Only images of this key's user are served.",
-      inputSchema: { asset_id: z.string().min(1).max(100) },
+      inputSchema: viewImageInputSchema,
     },
     async ({ asset_id }) => {
       const image = await backend.image(identity, asset_id);

@@ -106,8 +106,11 @@ function encode(value: unknown): string | null {
 }
 
 export interface AuditLog {
-  /** Resolves once the entry is in the chain. */
-  append(input: AuditInput): Promise<void>;
+  /**
+   * Resolves once the entry is in the chain. `lazy`: the entry may wait for the batcher's next
+   * commit (a read call's decision), instead of committing at once.
+   */
+  append(input: AuditInput, options?: { lazy?: boolean }): Promise<void>;
 }
 
 const MAX_GROUP = 200;
@@ -121,8 +124,12 @@ export interface AuditLogOptions {
   batch?: WriteBatcher;
 }
 
-export function createAuditLog(db: Db, options: AuditLogOptions = {}): AuditLog {
-  let queue: { input: AuditInput; resolve(): void; reject(error: unknown): void }[] = [];
+export function createAuditLog(
+  db: Db,
+  options: AuditLogOptions = {},
+): AuditLog & { attachBatch(batch: WriteBatcher): void } {
+  let queue: { input: AuditInput; lazy: boolean; resolve(): void; reject(error: unknown): void }[] = [];
+  let batch = options.batch;
   let running = false;
   /** The last entry this process wrote; re-read from the table when another instance got ahead. */
   let head: { seq: number; hash: string } | null | undefined;
@@ -155,7 +162,8 @@ export function createAuditLog(db: Db, options: AuditLogOptions = {}): AuditLog 
       });
       try {
         const write = () => db.auditEntry.createMany({ data: rows });
-        await (options.batch ? options.batch.write(write) : write());
+        const lazy = group.every((entry) => entry.lazy);
+        await (batch ? (lazy ? batch.defer(write) : batch.write(write)) : write());
         head = { seq, hash: prevHash };
         return;
       } catch (error) {
@@ -187,16 +195,19 @@ export function createAuditLog(db: Db, options: AuditLogOptions = {}): AuditLog 
   }
 
   return {
-    append(input) {
+    append(input, appendOptions) {
       return new Promise<void>((resolve, reject) => {
-        queue.push({ input, resolve, reject });
+        queue.push({ input, lazy: appendOptions?.lazy === true, resolve, reject });
         setImmediate(() => void drain());
       });
+    },
+    attachBatch(next) {
+      batch = next;
     },
   };
 }
 
-const logs = new WeakMap<Db, AuditLog>();
+const logs = new WeakMap<Db, ReturnType<typeof createAuditLog>>();
 
 /** The process's audit log for a database: one append queue per client. */
 export function auditLogFor(db: Db, options: AuditLogOptions = {}): AuditLog {
@@ -204,6 +215,10 @@ export function auditLogFor(db: Db, options: AuditLogOptions = {}): AuditLog {
   if (!log) {
     log = createAuditLog(db, options);
     logs.set(db, log);
+  } else if (options.batch) {
+    // An admin action may have opened the log before the engine started: its writes join the
+    // engine's commits from now on.
+    log.attachBatch(options.batch);
   }
   return log;
 }

@@ -221,6 +221,9 @@ export function createMcpBackend(deps: {
     },
 
     async cancelRequest(identity, mcpSessionId, requestId) {
+      const engine = await deps.engine();
+      // A run started moments ago may have its row still queued for a group commit.
+      await engine.flush();
       const run = await deps.db.actionRun.findFirst({
         where: {
           sessionId: mcpSession(identity, mcpSessionId).id,
@@ -231,7 +234,6 @@ export function createMcpBackend(deps: {
         select: { id: true },
       });
       if (!run) return false;
-      const engine = await deps.engine();
       return engine.cancel(run.id, "the MCP client cancelled the request before it was approved");
     },
 

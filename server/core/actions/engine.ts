@@ -91,6 +91,8 @@ export interface Engine extends ActionRunner {
    * approvals expire at once. False when the run is not running.
    */
   cancel(runId: string, reason?: string): Promise<boolean>;
+  /** Commits the run rows and read-call records still queued for a group commit. */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -158,13 +160,17 @@ export function createEngine(options: EngineOptions): Engine {
         isInstanceAlive: isInstanceAlive ?? instanceAlive,
       }),
     async cancel(runId, reason = CANCELLED_REASON) {
+      // A run started moments ago may have its row still queued.
+      await ports.runs.flush();
       const requested = await ports.runs.requestCancel(runId, ports.clock.now());
       runner.abortLocal(runId, "the run was cancelled");
       if (requested) await approvals.expireForRun(runId, reason);
       return requested;
     },
+    flush: () => ports.runs.flush(),
     async close() {
       await Promise.allSettled((options.sources ?? []).map((s) => s.close?.()));
+      await ports.runs.flush();
       if (ownPool) await pool.close();
     },
   };

@@ -28,8 +28,15 @@ export interface NewRun {
   mcpRequestId?: string | null;
 }
 
+/**
+ * A store may write `create`, `setQueued` and the rows of read calls late, in one group commit
+ * with the run's other rows (a run that makes only read calls is one commit), as long as it
+ * writes in the order it was called: a durable write commits everything queued before it.
+ */
 export interface RunStore {
   create(run: NewRun): Promise<void>;
+  /** Commits what is queued now (the run row before an approval refers to it). */
+  flush(): Promise<void>;
   finish(
     id: string,
     result: {

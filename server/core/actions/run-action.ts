@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { createEngineRun, type EngineRun, type InvokeDeps, toGuestError } from "../capabilities/invoke";
 import type { JsonValue, Session } from "../capabilities/types";
+import { AppError } from "../errors";
 import type { EngineEvent } from "../gate/ports";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool } from "../sandbox/pool";
@@ -123,7 +124,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     } catch {
       // A surface's listener must not break the run.
     }
-    await deps.events.publish(event);
+    await deps.events.publish(event, { lazy: true });
   }
 
   async function run(input: RunActionInput): Promise<ActionRunResult> {
@@ -131,8 +132,10 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const { session } = input;
     const runId = newId();
     const startedAt = deps.clock.now();
-    // The run row and its first event are written together (one commit with a batching store).
-    await Promise.all([
+    // The run row and its first event may be written late: with the run's read-call decisions and
+    // its envelope (one commit with a batching store), or before the first call or approval that
+    // must be durable (`persisted`). The action does not wait for them.
+    const created = Promise.all([
       deps.runs.create({
         id: runId,
         sessionId: session.id,
@@ -160,7 +163,8 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
         },
         input.onEvent,
       ),
-    ]);
+    ]).then(() => undefined);
+    created.catch(() => undefined);
 
     const ended = new AbortController();
     const onOuterAbort = () => ended.abort(input.signal?.reason);
@@ -178,6 +182,9 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       pauseDeadline: () => {
         const [control] = controls;
         return control ? control.suspendClock() : () => {};
+      },
+      persisted: async () => {
+        await Promise.all([deps.runs.flush(), created]);
       },
       ...(input.onEvent ? { emit: input.onEvent } : {}),
     });
@@ -200,6 +207,8 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     }
 
     const finishedAt = deps.clock.now();
+    const audited = Promise.all([created, engineRun.recorded()]);
+    audited.catch(() => undefined);
     await Promise.all([
       deps.runs.finish(runId, {
         status: envelope.ok ? "ok" : "error",
@@ -222,6 +231,14 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
         input.onEvent,
       ),
     ]);
+    try {
+      await Promise.all([audited, deps.runs.flush()]);
+    } catch (error) {
+      throw new AppError(
+        "INTERNAL",
+        `the audit of run ${runId} could not be written: ${(error as Error).message}`,
+      );
+    }
     return { runId, envelope };
   }
 

@@ -49,6 +49,11 @@ export interface EngineRunInit {
   pauseDeadline?: () => () => void;
   /** Live events of this run for the surface that started it. */
   emit?: (event: EngineEvent) => void;
+  /**
+   * Resolves once the run's own row is written. A call whose impl may change the world (and an
+   * approval) waits for it; read calls do not.
+   */
+  persisted?: () => Promise<void>;
 }
 
 export interface EngineRun extends CapabilityRun {
@@ -56,6 +61,11 @@ export interface EngineRun extends CapabilityRun {
   readonly images: ImageRef[];
   /** invoke with arguments given as JSON text (the sandbox's one snapshot), parsed exactly once. */
   invokeJson(name: string, argsJson: string): Promise<unknown>;
+  /**
+   * Resolves once every decision of this run is recorded; rejects with the first that could not
+   * be. Decisions nothing waits on (read calls, refusals) are written late, in a group commit.
+   */
+  recorded(): Promise<void>;
 }
 
 /** The guest-visible shape of a refusal (the action contract). */
@@ -75,6 +85,8 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
   const images: ImageRef[] = [];
   let attempted = 0;
   const persistedRunId = init.sandboxed ? init.runId : null;
+  /** Writes of decisions the call did not wait for; `recorded()` waits for them. */
+  const unawaited: Promise<void>[] = [];
 
   function emit(event: EngineEvent): void {
     try {
@@ -84,6 +96,11 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     }
   }
 
+  /**
+   * Records a decision (audit row and live event). Only a call let through to an impl that may
+   * change the world waits for it to be durable (and for the run's row); any other decision is
+   * written with the run's next commit.
+   */
   async function record(
     cap: ResolvedCapability,
     snapshot: ArgsSnapshot | null,
@@ -108,7 +125,18 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     };
     const event: EngineEvent = { type: "gate.decision", ...entry };
     emit(event);
-    await Promise.all([deps.decisions.record(entry), deps.events.publish(event)]);
+    // A direct call (console, CLI) returns only once its decision is stored.
+    const durable = !init.sandboxed || (decision === "allow" && cap.spec.category !== "read");
+    const written = Promise.all([
+      deps.decisions.record(entry, { durable }),
+      deps.events.publish(event, { lazy: true }),
+    ]).then(() => undefined);
+    if (durable) {
+      await Promise.all([written, init.persisted?.()]);
+      return;
+    }
+    written.catch(() => undefined);
+    unawaited.push(written);
   }
 
   /** A call refused before the gate is live information too: the timeline shows it with its reason. */
@@ -128,7 +156,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       at: deps.clock.now(),
     };
     emit(event);
-    void deps.events.publish(event).catch(() => undefined);
+    void deps.events.publish(event, { lazy: true }).catch(() => undefined);
   }
 
   const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
@@ -195,6 +223,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
         session: init.session,
         signal: init.signal,
         ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
+        ...(init.persisted ? { persisted: init.persisted } : {}),
         emit,
       },
       {
@@ -243,7 +272,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       };
       emit(event);
       // Live information only (the decision row is the audit): the caller does not wait for it.
-      void deps.events.publish(event).catch(() => undefined);
+      void deps.events.publish(event, { lazy: true }).catch(() => undefined);
     }
   }
 
@@ -268,6 +297,9 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
     },
     ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
+    async recorded() {
+      while (unawaited.length > 0) await Promise.all(unawaited.splice(0));
+    },
   };
   return run;
 }

@@ -18,6 +18,8 @@ export interface GateSubject {
   pauseDeadline?: () => () => void;
   /** Live events for the surface that started the run. */
   emit?: (event: EngineEvent) => void;
+  /** Resolves once the run's own row is written (an approval row refers to it). */
+  persisted?: () => Promise<void>;
 }
 
 export interface GateCapability {
@@ -77,6 +79,7 @@ export function createGate(deps: GateDeps): Gate {
       };
     }
 
+    await subject.persisted?.();
     const approval = await deps.approvals.request(
       {
         runId: subject.runId,

@@ -128,8 +128,17 @@ export interface DecisionRecord {
   at: number;
 }
 
+/**
+ * `durable`: the call's impl waits for this record (a write, execute or external call let
+ * through). Without it the record may be written late, in a group commit with the run's other
+ * rows; it resolves once written either way.
+ */
+export interface RecordOptions {
+  durable?: boolean;
+}
+
 export interface DecisionSink {
-  record(decision: DecisionRecord): Promise<void>;
+  record(decision: DecisionRecord, options?: RecordOptions): Promise<void>;
 }
 
 /** What the approval card shows; rendered from the snapshot, never from agent prose. */
@@ -231,6 +240,9 @@ export type EngineEvent =
     };
 
 export interface EventPublisher {
-  /** Persist (outbox) and fan out. Must not throw for a slow subscriber. */
-  publish(event: EngineEvent): Promise<void>;
+  /**
+   * Persist (outbox) and fan out. Must not throw for a slow subscriber. `lazy`: live information
+   * only, which may join a later commit (at most a few tens of ms late).
+   */
+  publish(event: EngineEvent, options?: { lazy?: boolean }): Promise<void>;
 }

@@ -165,6 +165,7 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
   const runRows: MemoryPorts["runs"]["all"] = new Map();
   const runs: MemoryPorts["runs"] = {
     all: runRows,
+    async flush() {},
     async create(run) {
       runRows.set(run.id, { id: run.id, status: "running", instanceId: run.instanceId });
     },

@@ -108,6 +108,47 @@ describe("engine over Prisma", () => {
     );
   });
 
+  it("a run that makes only read calls is one commit: its row, decisions, audit entries, events and envelope", async () => {
+    const before = await db.auditEntry.count();
+    let transactions = 0;
+    const original = db.$transaction.bind(db);
+    // biome-ignore lint/suspicious/noExplicitAny: counting calls of Prisma's overloaded method.
+    (db as any).$transaction = (ops: any) => {
+      transactions += 1;
+      return original(ops);
+    };
+    let result: Awaited<ReturnType<ServerEngine["run"]>>;
+    try {
+      result = await engine.run({
+        session: { ...session, mode: "auto" },
+        code: `import { list } from "toolstore/assets";
+export default async () => { await list({}); const b = await list({ limit: 1 }); return b.length; };`,
+      });
+    } finally {
+      // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
+      (db as any).$transaction = original;
+    }
+    expect(result.envelope.ok).toBe(true);
+    expect(transactions).toBe(1);
+    const run = await db.actionRun.findUniqueOrThrow({ where: { id: result.runId } });
+    expect(run.status).toBe("ok");
+    const decisions = await db.gateDecisionRecord.findMany({ where: { runId: result.runId } });
+    expect(decisions.map((d) => [d.capability, d.decision])).toEqual([
+      ["assets.list", "allow"],
+      ["assets.list", "allow"],
+    ]);
+    expect(await db.auditEntry.count()).toBe(before + 2);
+    const events = await db.event.findMany({ where: { payload: { contains: result.runId } } });
+    expect(events.map((e) => e.type)).toEqual([
+      "run.started",
+      "gate.decision",
+      "call.finished",
+      "gate.decision",
+      "call.finished",
+      "run.finished",
+    ]);
+  });
+
   it("decides by compare-and-set in the database", async () => {
     const running = engine.run({
       session,

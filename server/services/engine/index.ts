@@ -71,8 +71,9 @@ export interface ServerEngine extends Engine {
 }
 
 /**
- * Ports over the database; audit writes of the same tick share one batch transaction. Events go
- * straight into the Event outbox table, which every EventBus tails.
+ * Ports over the database; the engine's audit writes share group commits (write-batcher.ts): a
+ * run that makes only read calls is one commit. Events go into the Event outbox table, which
+ * every EventBus tails.
  */
 export function createPrismaPorts(db: Db, channel?: InstanceChannel): EnginePorts {
   const batch = createWriteBatcher(db);
@@ -86,8 +87,8 @@ export function createPrismaPorts(db: Db, channel?: InstanceChannel): EnginePort
     decisions: createPrismaDecisionSink(db, batch),
     events: channel
       ? {
-          async publish(event) {
-            await events.publish(event);
+          async publish(event, options) {
+            await events.publish(event, options);
             channel.notify("event");
           },
         }
@@ -102,7 +103,7 @@ export function createPrismaPorts(db: Db, channel?: InstanceChannel): EnginePort
           },
         }
       : runs,
-    assets: createPrismaAssetStore(db),
+    assets: createPrismaAssetStore(db, batch),
     clock: systemClock,
   };
 }

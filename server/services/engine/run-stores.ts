@@ -10,14 +10,14 @@ import { isCategory } from "../../core/capabilities/registry";
 import { AppError } from "../../core/errors";
 import type { DecisionSink, EventPublisher, RuleSource } from "../../core/gate/ports";
 import { CONDITION_OPS, type PolicyRule, RULE_EFFECTS, type RuleCondition } from "../../core/gate/rules";
-import type { Db } from "../../db";
+import type { Db, Prisma } from "../../db";
 import { auditLogFor } from "../audit-log";
 import type { WriteBatcher } from "./write-batcher";
 
 export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
   return {
     async create(run) {
-      await batch.write(() =>
+      await batch.defer(() =>
         db.actionRun.create({
           data: {
             id: run.id,
@@ -36,6 +36,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         }),
       );
     },
+    flush: () => batch.flush(),
     async finish(id, result) {
       await batch.write(() =>
         db.actionRun.update({
@@ -52,7 +53,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       );
     },
     async setQueued(id, queued) {
-      await batch.write(() =>
+      await batch.defer(() =>
         db.actionRun.updateMany({
           where: { id, status: { in: ["running", "queued"] } },
           data: { status: queued ? "queued" : "running" },
@@ -154,63 +155,97 @@ async function callsFromAudit(db: Db, runId: string): Promise<CallRecord[]> {
   });
 }
 
+/**
+ * Rows of one table queued for the same commit become one multi-row insert, built when the
+ * batch runs (rows added until then join it), in the order they were added. An urgent row has
+ * the batcher commit at once. Resolves once the row is written.
+ */
+function groupedInsert<Row>(
+  batch: WriteBatcher,
+  insert: (rows: Row[]) => PromiseLike<unknown>,
+): (row: Row, urgent: boolean) => Promise<void> {
+  let group: Row[] | undefined;
+  let written: Promise<unknown> = Promise.resolve();
+  return async (row, urgent) => {
+    if (!group) {
+      const rows: Row[] = [];
+      group = rows;
+      written = batch.defer(() => {
+        if (group === rows) group = undefined;
+        return insert(rows);
+      });
+    }
+    group.push(row);
+    if (urgent) void batch.flush();
+    await written;
+  };
+}
+
 export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionSink {
   const audit = auditLogFor(db, { batch });
+  const insert = groupedInsert(batch, (rows: Prisma.GateDecisionRecordCreateManyInput[]) =>
+    db.gateDecisionRecord.createMany({ data: rows }),
+  );
   return {
-    async record(d) {
-      const entry = audit.append({
-        actor: { type: "system", id: d.sessionId, name: "gate" },
-        action: `gate.${d.decision}`,
-        target: d.capability,
-        at: new Date(d.at),
-        detail: {
-          runId: d.runId,
-          sessionId: d.sessionId,
-          category: d.category,
-          reason: d.reason,
-          ruleId: d.ruleId,
-          approvalId: d.approvalId,
-          argsHash: d.argsHash,
-        },
-      });
-      await batch.write(() =>
-        db.gateDecisionRecord.create({
-          data: {
+    async record(d, options) {
+      const durable = options?.durable === true;
+      const entry = audit.append(
+        {
+          actor: { type: "system", id: d.sessionId, name: "gate" },
+          action: `gate.${d.decision}`,
+          target: d.capability,
+          at: new Date(d.at),
+          detail: {
             runId: d.runId,
             sessionId: d.sessionId,
-            capability: d.capability,
             category: d.category,
-            decision: d.decision,
             reason: d.reason,
             ruleId: d.ruleId,
             approvalId: d.approvalId,
             argsHash: d.argsHash,
-            ms: Math.round(d.ms),
-            createdAt: new Date(d.at),
           },
-          select: { id: true },
-        }),
+        },
+        { lazy: !durable },
+      );
+      await insert(
+        {
+          runId: d.runId,
+          sessionId: d.sessionId,
+          capability: d.capability,
+          category: d.category,
+          decision: d.decision,
+          reason: d.reason,
+          ruleId: d.ruleId,
+          approvalId: d.approvalId,
+          argsHash: d.argsHash,
+          ms: Math.round(d.ms),
+          createdAt: new Date(d.at),
+        },
+        durable,
       );
       await entry;
     },
   };
 }
 
-export function createPrismaAssetStore(db: Db): AssetStore {
+export function createPrismaAssetStore(db: Db, batch: WriteBatcher): AssetStore {
   return {
     async save(asset) {
-      return db.imageAsset.create({
-        data: {
-          userId: asset.userId,
-          runId: asset.runId,
-          mime: asset.mime,
-          width: asset.width,
-          height: asset.height,
-          bytes: Buffer.from(asset.bytes),
-          sha256: asset.sha256,
-        },
-        select: { id: true },
-      });
+      // Through the batcher: the run's row (which the asset refers to) may still be queued there.
+      return batch.write(() =>
+        db.imageAsset.create({
+          data: {
+            userId: asset.userId,
+            runId: asset.runId,
+            mime: asset.mime,
+            width: asset.width,
+            height: asset.height,
+            bytes: Buffer.from(asset.bytes),
+            sha256: asset.sha256,
+          },
+          select: { id: true },
+        }),
+      );
     },
     async list({ userId, limit }) {
       const rows = await db.imageAsset.findMany({
@@ -226,27 +261,18 @@ export function createPrismaAssetStore(db: Db): AssetStore {
 
 /**
  * Engine events into the Event outbox (the same rows server/services/events.ts writes; every
- * instance's tail picks them up), batched with the run's other writes: the events of one tick
- * are one multi-row insert, in the order they were published. The payload is the event without
- * its type.
+ * instance's tail picks them up), batched with the run's other writes: the events queued for one
+ * commit are one multi-row insert, in the order they were published. A lazy event waits for the
+ * batcher's next commit; any other commits at once. The payload is the event without its type.
  */
 export function createOutboxPublisher(db: Db, batch: WriteBatcher): EventPublisher {
-  let group: { type: string; payload: string }[] | undefined;
-  let written: Promise<unknown> = Promise.resolve();
+  const insert = groupedInsert(batch, (rows: { type: string; payload: string }[]) =>
+    db.event.createMany({ data: rows }),
+  );
   return {
-    async publish(event) {
+    async publish(event, options) {
       const { type, ...payload } = event;
-      if (!group) {
-        const rows: { type: string; payload: string }[] = [];
-        group = rows;
-        // Built when the batch runs: events published until then join this insert.
-        written = batch.write(() => {
-          if (group === rows) group = undefined;
-          return db.event.createMany({ data: rows });
-        });
-      }
-      group.push({ type, payload: JSON.stringify(payload) });
-      await written;
+      await insert({ type, payload: JSON.stringify(payload) }, !options?.lazy);
     },
   };
 }

@@ -66,4 +66,77 @@ describe("write batcher", () => {
     expect(await good).toMatchObject({ seq: expect.any(Number) });
     expect(await db.event.count({ where: { type: "good" } })).toBe(1);
   });
+
+  it("a deferred write waits for the next write's commit, in queue order, or commits alone within deferMs", async () => {
+    const batch = createWriteBatcher(db, { deferMs: 100_000 });
+    let transactions = 0;
+    const original = db.$transaction.bind(db);
+    // biome-ignore lint/suspicious/noExplicitAny: counting calls of Prisma's overloaded method.
+    (db as any).$transaction = (ops: any) => {
+      transactions += 1;
+      return original(ops);
+    };
+    try {
+      let deferredDone = false;
+      const deferred = batch
+        .defer(() => db.event.create({ data: { type: "deferred", payload: "{}" }, select: { seq: true } }))
+        .then((row) => {
+          deferredDone = true;
+          return row;
+        });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(deferredDone).toBe(false);
+      expect(await db.event.count({ where: { type: "deferred" } })).toBe(0);
+      const durable = await batch.write(() =>
+        db.event.create({ data: { type: "durable", payload: "{}" }, select: { seq: true } }),
+      );
+      const first = await deferred;
+      expect(transactions).toBe(1);
+      // Queue order is commit order: the deferred row was written first.
+      expect(first.seq).toBeLessThan(durable.seq);
+
+      const short = createWriteBatcher(db, { deferMs: 30 });
+      const alone = await short.defer(() =>
+        db.event.create({ data: { type: "alone", payload: "{}" }, select: { type: true } }),
+      );
+      expect(alone.type).toBe("alone");
+
+      const flushed = batch.defer(() =>
+        db.event.create({ data: { type: "flushed", payload: "{}" }, select: { type: true } }),
+      );
+      await batch.flush();
+      expect(await db.event.count({ where: { type: "flushed" } })).toBe(1);
+      await flushed;
+    } finally {
+      // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
+      (db as any).$transaction = original;
+    }
+  });
+
+  it("writes queued while a commit is in flight share the next commit", async () => {
+    const batch = createWriteBatcher(db);
+    let transactions = 0;
+    const original = db.$transaction.bind(db);
+    // biome-ignore lint/suspicious/noExplicitAny: counting calls of Prisma's overloaded method.
+    (db as any).$transaction = (ops: any) => {
+      transactions += 1;
+      return original(ops);
+    };
+    try {
+      const write = (type: string) =>
+        batch.write(() => db.event.create({ data: { type, payload: "{}" }, select: { type: true } }));
+      const first = [write("g1"), write("g1")];
+      // Queued on the next two turns of the event loop, while the first commit (several round
+      // trips to the SQLite thread) is in flight: both groups go in the one commit after it.
+      await new Promise((r) => setImmediate(r));
+      const second = [write("g2"), write("g2")];
+      await new Promise((r) => setImmediate(r));
+      const third = [write("g3"), write("g3")];
+      await Promise.all([...first, ...second, ...third]);
+      expect(transactions).toBe(2);
+    } finally {
+      // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
+      (db as any).$transaction = original;
+    }
+  });
 });

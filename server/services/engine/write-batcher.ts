@@ -1,9 +1,18 @@
 /**
- * Groups the engine's audit writes (run rows, gate decisions, outbox events) issued in the same
- * tick into ONE batch transaction: on SQLite with synchronous=FULL every commit is an fsync, and
- * a run would otherwise commit seven times. Batch (non-interactive) transactions are safe on the
- * shared SQLite connection. If a batch fails, its writes are retried one by one, so a
- * bad row fails only its own caller.
+ * Group commit for the engine's audit writes (run rows, gate decisions, outbox events): writes
+ * queued together are ONE batch transaction. On SQLite with synchronous=FULL every commit is an
+ * fsync, and a run would otherwise commit four times or more.
+ *
+ * - `write` is for what must be durable before the caller goes on (a write call's decision, a
+ *   run's envelope): the queue is committed at once, or, while a commit is in flight, right
+ *   after it together with everything that queued meanwhile.
+ * - `defer` is for what may be written late (a read call's decision, the run row, live events):
+ *   it joins the next `write`'s commit, or commits on its own after at most `deferMs`. Queue
+ *   order is commit order, so a durable write is never committed before a deferred one queued
+ *   earlier: a run row always precedes its decisions.
+ *
+ * Batch (non-interactive) transactions are safe on the shared SQLite connection. If a batch
+ * fails, its writes are retried one by one, so a bad row fails only its own caller.
  */
 import type { Db } from "../../db";
 
@@ -11,8 +20,16 @@ import type { Db } from "../../db";
 export type WriteOp<T> = () => PromiseLike<T>;
 
 export interface WriteBatcher {
+  /** Committed at once (with everything queued before it); resolves once it is durable. */
   write<T>(op: WriteOp<T>): Promise<T>;
+  /** Committed with the next `write`, or within `deferMs`; resolves once it is durable. */
+  defer<T>(op: WriteOp<T>): Promise<T>;
+  /** Commits everything queued now; resolves once it is durable (failures stay with their callers). */
+  flush(): Promise<void>;
 }
+
+/** How long a deferred write may wait for a commit to join. */
+export const DEFAULT_DEFER_MS = 50;
 
 interface Pending {
   op: WriteOp<unknown>;
@@ -20,9 +37,17 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-export function createWriteBatcher(db: Db): WriteBatcher {
+export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): WriteBatcher {
+  const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
   let queue: Pending[] = [];
-  let scheduled = false;
+  /** The queue holds a write that must not wait for the timer. */
+  let urgent = false;
+  let inFlight = false;
+  let immediate = false;
+  let timer: NodeJS.Timeout | undefined;
+  /** `flush` callers: resolved once the queue as it was when they asked has committed. */
+  let waiters: (() => void)[] = [];
+  let inFlightDone: Promise<void> = Promise.resolve();
 
   async function runAlone(p: Pending): Promise<void> {
     try {
@@ -32,10 +57,7 @@ export function createWriteBatcher(db: Db): WriteBatcher {
     }
   }
 
-  async function flush(): Promise<void> {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
+  async function commit(batch: Pending[]): Promise<void> {
     const [only] = batch;
     if (batch.length === 1 && only) return runAlone(only);
     try {
@@ -47,14 +69,58 @@ export function createWriteBatcher(db: Db): WriteBatcher {
     }
   }
 
+  /** Starts a commit now if one is due and none is in flight; else arms what will start it. */
+  function schedule(): void {
+    if (inFlight || queue.length === 0) return;
+    if (urgent) {
+      if (!immediate) {
+        immediate = true;
+        setImmediate(run);
+      }
+    } else if (!timer) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        urgent = true;
+        schedule();
+      }, deferMs);
+    }
+  }
+
+  function run(): void {
+    immediate = false;
+    if (inFlight || queue.length === 0) return;
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    urgent = false;
+    inFlight = true;
+    const batch = queue;
+    const done = waiters;
+    queue = [];
+    waiters = [];
+    inFlightDone = commit(batch).finally(() => {
+      inFlight = false;
+      for (const resolve of done) resolve();
+      schedule();
+    });
+  }
+
+  function enqueue<T>(op: WriteOp<T>, now: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
+      if (now) urgent = true;
+      schedule();
+    });
+  }
+
   return {
-    write<T>(op: WriteOp<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(() => void flush());
-        }
+    write: (op) => enqueue(op, true),
+    defer: (op) => enqueue(op, false),
+    async flush() {
+      if (queue.length === 0) return inFlightDone;
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        urgent = true;
+        schedule();
       });
     },
   };
