@@ -13,6 +13,7 @@
 import { createHash } from "node:crypto";
 import os from "node:os";
 import type { Db } from "../db";
+import { insertAuditEntries } from "./engine/hot-sql";
 import type { WriteBatcher } from "./engine/write-batcher";
 
 export const GENESIS_HASH = "0".repeat(64);
@@ -161,7 +162,7 @@ export function createAuditLog(
         return { ...entry, hash };
       });
       try {
-        const write = () => db.auditEntry.createMany({ data: rows });
+        const write = () => insertAuditEntries(db, rows);
         const lazy = group.every((entry) => entry.lazy);
         await (batch ? (lazy ? batch.defer(write) : batch.write(write)) : write());
         head = { seq, hash: prevHash };

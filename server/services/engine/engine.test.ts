@@ -149,6 +149,34 @@ export default async () => { await list({}); const b = await list({ limit: 1 });
     ]);
   });
 
+  it("runs whose rows share a group commit all land, whatever order their rows queued in", async () => {
+    const auto = { ...session, mode: "auto" as const };
+    // B starts once A's first decision is queued, so B's run row queues after the decision insert
+    // that B's own decision joins; that insert must still be written after B's row.
+    let startB: () => void = () => {};
+    const aDecided = new Promise<void>((resolve) => {
+      startB = resolve;
+    });
+    const slow = engine.run({
+      session: auto,
+      code: `import { list } from "toolstore/assets";
+export default async () => { for (let i = 0; i < 30; i++) await list({}); return "a"; };`,
+      onEvent: (event) => {
+        if (event.type === "gate.decision") startB();
+      },
+    });
+    await aDecided;
+    const quick = engine.run({
+      session: auto,
+      code: `import { list } from "toolstore/assets";
+export default async () => { await list({}); return "b"; };`,
+    });
+    const results = await Promise.all([slow, quick]);
+    expect(results.map((r) => r.envelope.error?.message ?? r.envelope.ok)).toEqual([true, true]);
+    expect(await db.gateDecisionRecord.count({ where: { runId: results[0]?.runId } })).toBe(30);
+    expect(await db.gateDecisionRecord.count({ where: { runId: results[1]?.runId } })).toBe(1);
+  });
+
   it("decides by compare-and-set in the database", async () => {
     const running = engine.run({
       session,

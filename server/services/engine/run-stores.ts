@@ -10,47 +10,68 @@ import { isCategory } from "../../core/capabilities/registry";
 import { AppError } from "../../core/errors";
 import type { DecisionSink, EventPublisher, RuleSource } from "../../core/gate/ports";
 import { CONDITION_OPS, type PolicyRule, RULE_EFFECTS, type RuleCondition } from "../../core/gate/rules";
-import type { Db, Prisma } from "../../db";
+import type { Db } from "../../db";
 import { auditLogFor } from "../audit-log";
+import {
+  type DecisionRow,
+  type EventRow,
+  finishRun,
+  insertDecisions,
+  insertEvents,
+  insertRun,
+  type RunEnd,
+  type RunRow,
+} from "./hot-sql";
 import type { WriteBatcher } from "./write-batcher";
 
 export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
+  /**
+   * Run rows queued and not yet built into a commit. A run that finishes before its row is
+   * written (most do: the row waits for a group commit) is written once, finished.
+   */
+  const unwritten = new Map<string, { row: RunRow; written: Promise<unknown> }>();
   return {
     async create(run) {
-      await batch.defer(() =>
-        db.actionRun.create({
-          data: {
-            id: run.id,
-            sessionId: run.sessionId,
-            surface: run.surface,
-            userId: run.userId,
-            apiKeyId: run.apiKeyId,
-            title: run.title,
-            code: run.code,
-            mode: run.mode,
-            instanceId: run.instanceId,
-            startedAt: new Date(run.startedAt),
-            mcpRequestId: run.mcpRequestId ?? null,
-          },
-          select: { id: true },
-        }),
-      );
+      const row: RunRow = {
+        id: run.id,
+        sessionId: run.sessionId,
+        surface: run.surface,
+        userId: run.userId,
+        apiKeyId: run.apiKeyId,
+        title: run.title,
+        code: run.code,
+        mode: run.mode,
+        instanceId: run.instanceId,
+        startedAt: new Date(run.startedAt),
+        mcpRequestId: run.mcpRequestId ?? null,
+      };
+      const written = batch.defer(() => {
+        unwritten.delete(run.id);
+        return insertRun(db, row);
+      });
+      unwritten.set(run.id, { row, written });
+      try {
+        await written;
+      } finally {
+        unwritten.delete(run.id);
+      }
     },
     flush: () => batch.flush(),
     async finish(id, result) {
-      await batch.write(() =>
-        db.actionRun.update({
-          where: { id },
-          data: {
-            status: result.status,
-            errorKind: result.errorKind,
-            envelope: JSON.stringify(result.envelope),
-            durationMs: Math.round(result.durationMs),
-            finishedAt: new Date(result.finishedAt),
-          },
-          select: { id: true },
-        }),
-      );
+      const end: RunEnd = {
+        status: result.status,
+        errorKind: result.errorKind,
+        envelope: JSON.stringify(result.envelope),
+        durationMs: Math.round(result.durationMs),
+        finishedAt: new Date(result.finishedAt),
+      };
+      const queued = unwritten.get(id);
+      if (queued) {
+        queued.row.end = end;
+        await Promise.all([queued.written, batch.flush()]);
+        return;
+      }
+      await batch.write(() => finishRun(db, id, end));
     },
     async setQueued(id, queued) {
       await batch.defer(() =>
@@ -170,10 +191,14 @@ function groupedInsert<Row>(
     if (!group) {
       const rows: Row[] = [];
       group = rows;
-      written = batch.defer(() => {
-        if (group === rows) group = undefined;
-        return insert(rows);
-      });
+      written = batch.defer(
+        () => {
+          if (group === rows) group = undefined;
+          return insert(rows);
+        },
+        // Rows of runs whose own row queued after this insert join it: it goes last.
+        { last: true },
+      );
     }
     group.push(row);
     if (urgent) void batch.flush();
@@ -183,9 +208,7 @@ function groupedInsert<Row>(
 
 export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionSink {
   const audit = auditLogFor(db, { batch });
-  const insert = groupedInsert(batch, (rows: Prisma.GateDecisionRecordCreateManyInput[]) =>
-    db.gateDecisionRecord.createMany({ data: rows }),
-  );
+  const insert = groupedInsert(batch, (rows: DecisionRow[]) => insertDecisions(db, rows));
   return {
     async record(d, options) {
       const durable = options?.durable === true;
@@ -266,9 +289,7 @@ export function createPrismaAssetStore(db: Db, batch: WriteBatcher): AssetStore 
  * batcher's next commit; any other commits at once. The payload is the event without its type.
  */
 export function createOutboxPublisher(db: Db, batch: WriteBatcher): EventPublisher {
-  const insert = groupedInsert(batch, (rows: { type: string; payload: string }[]) =>
-    db.event.createMany({ data: rows }),
-  );
+  const insert = groupedInsert(batch, (rows: EventRow[]) => insertEvents(db, rows));
   return {
     async publish(event, options) {
       const { type, ...payload } = event;

@@ -8,8 +8,9 @@
  *   after it together with everything that queued meanwhile.
  * - `defer` is for what may be written late (a read call's decision, the run row, live events):
  *   it joins the next `write`'s commit, or commits on its own after at most `deferMs`. Queue
- *   order is commit order, so a durable write is never committed before a deferred one queued
- *   earlier: a run row always precedes its decisions.
+ *   order is commit order (writes marked `last` go after the others of their commit), so a
+ *   durable write is never committed before a deferred one queued earlier: a run row always
+ *   precedes its decisions.
  *
  * Batch (non-interactive) transactions are safe on the shared SQLite connection. If a batch
  * fails, its writes are retried one by one, so a bad row fails only its own caller.
@@ -19,11 +20,19 @@ import type { Db } from "../../db";
 /** A deferred Prisma operation: built when the batch runs, so it can be built again for a retry. */
 export type WriteOp<T> = () => PromiseLike<T>;
 
+export interface WriteOptions {
+  /**
+   * Run after the commit's other writes: for a multi-row insert that rows of later writes join
+   * until the commit starts (their parent rows, queued after it, must go first).
+   */
+  last?: boolean;
+}
+
 export interface WriteBatcher {
   /** Committed at once (with everything queued before it); resolves once it is durable. */
-  write<T>(op: WriteOp<T>): Promise<T>;
+  write<T>(op: WriteOp<T>, options?: WriteOptions): Promise<T>;
   /** Committed with the next `write`, or within `deferMs`; resolves once it is durable. */
-  defer<T>(op: WriteOp<T>): Promise<T>;
+  defer<T>(op: WriteOp<T>, options?: WriteOptions): Promise<T>;
   /** Commits everything queued now; resolves once it is durable (failures stay with their callers). */
   flush(): Promise<void>;
 }
@@ -33,6 +42,7 @@ export const DEFAULT_DEFER_MS = 50;
 
 interface Pending {
   op: WriteOp<unknown>;
+  last: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -93,7 +103,7 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
     timer = undefined;
     urgent = false;
     inFlight = true;
-    const batch = queue;
+    const batch = [...queue.filter((p) => !p.last), ...queue.filter((p) => p.last)];
     const done = waiters;
     queue = [];
     waiters = [];
@@ -104,17 +114,17 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
     });
   }
 
-  function enqueue<T>(op: WriteOp<T>, now: boolean): Promise<T> {
+  function enqueue<T>(op: WriteOp<T>, now: boolean, options?: WriteOptions): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
+      queue.push({ op, last: options?.last === true, resolve: resolve as (v: unknown) => void, reject });
       if (now) urgent = true;
       schedule();
     });
   }
 
   return {
-    write: (op) => enqueue(op, true),
-    defer: (op) => enqueue(op, false),
+    write: (op, options) => enqueue(op, true, options),
+    defer: (op, options) => enqueue(op, false, options),
     async flush() {
       if (queue.length === 0) return inFlightDone;
       await new Promise<void>((resolve) => {
