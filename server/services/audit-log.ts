@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import os from "node:os";
 import type { Db } from "../db";
-import { insertAuditEntries } from "./engine/hot-sql";
+import { type AuditRow, insertAuditEntries } from "./engine/hot-sql";
 import type { WriteBatcher } from "./engine/write-batcher";
 
 export const GENESIS_HASH = "0".repeat(64);
@@ -135,39 +135,63 @@ export function createAuditLog(
   /** The last entry this process wrote; re-read from the table when another instance got ahead. */
   let head: { seq: number; hash: string } | null | undefined;
 
+  /**
+   * The group whose insert is queued in the batcher and not yet built: entries appended
+   * meanwhile join it (one insert, one commit), instead of waiting for it behind the queue.
+   */
+  let open: typeof queue | undefined;
+
+  /** The group's rows, chained on the head (known when this runs: groups are written one by one). */
+  function chain(group: typeof queue): { rows: AuditRow[]; last: { seq: number; hash: string } } {
+    let seq = head?.seq ?? 0;
+    let prevHash = head?.hash ?? GENESIS_HASH;
+    const rows = group.map(({ input }) => {
+      seq += 1;
+      const entry: Hashed = {
+        seq,
+        at: input.at ?? new Date(),
+        actorType: input.actor.type,
+        actorId: input.actor.id ?? null,
+        actorName: (input.actor.name ?? "").slice(0, 200),
+        action: input.action,
+        target: (input.target ?? "").slice(0, 500),
+        before: encode(input.before),
+        after: encode(input.after),
+        detail: canonicalJson(input.detail ?? {}),
+        prevHash,
+      };
+      const hash = auditHash(entry);
+      prevHash = hash;
+      return { ...entry, hash };
+    });
+    return { rows, last: { seq, hash: prevHash } };
+  }
+
   async function writeGroup(group: typeof queue): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       if (head === undefined) {
         head = await db.auditEntry.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
       }
-      let seq = head?.seq ?? 0;
-      let prevHash = head?.hash ?? GENESIS_HASH;
-      const rows = group.map(({ input }) => {
-        seq += 1;
-        const entry: Hashed = {
-          seq,
-          at: input.at ?? new Date(),
-          actorType: input.actor.type,
-          actorId: input.actor.id ?? null,
-          actorName: (input.actor.name ?? "").slice(0, 200),
-          action: input.action,
-          target: (input.target ?? "").slice(0, 500),
-          before: encode(input.before),
-          after: encode(input.after),
-          detail: canonicalJson(input.detail ?? {}),
-          prevHash,
-        };
-        const hash = auditHash(entry);
-        prevHash = hash;
-        return { ...entry, hash };
-      });
+      let last = { seq: 0, hash: GENESIS_HASH };
+      // Built when the batch runs, so entries appended until then join the group.
+      const write = () => {
+        if (open === group) open = undefined;
+        const chained = chain(group);
+        last = chained.last;
+        return insertAuditEntries(db, chained.rows);
+      };
       try {
-        const write = () => insertAuditEntries(db, rows);
-        const lazy = group.every((entry) => entry.lazy);
-        await (batch ? (lazy ? batch.defer(write) : batch.write(write)) : write());
-        head = { seq, hash: prevHash };
+        if (batch) {
+          const lazy = group.every((entry) => entry.lazy);
+          if (attempt === 0) open = group;
+          await (lazy ? batch.defer(write) : batch.write(write));
+        } else {
+          await write();
+        }
+        head = last;
         return;
       } catch (error) {
+        if (open === group) open = undefined;
         head = undefined;
         // Another instance took one of these seq numbers: chain on its entries instead.
         if (attempt >= MAX_RETRIES || !isUniqueViolation(error)) throw error;
@@ -198,7 +222,13 @@ export function createAuditLog(
   return {
     append(input, appendOptions) {
       return new Promise<void>((resolve, reject) => {
-        queue.push({ input, lazy: appendOptions?.lazy === true, resolve, reject });
+        const entry = { input, lazy: appendOptions?.lazy === true, resolve, reject };
+        if (open && open.length < MAX_GROUP) {
+          open.push(entry);
+          if (!entry.lazy) void batch?.flush();
+          return;
+        }
+        queue.push(entry);
         setImmediate(() => void drain());
       });
     },
