@@ -85,8 +85,10 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
   const images: ImageRef[] = [];
   let attempted = 0;
   const persistedRunId = init.sandboxed ? init.runId : null;
-  /** Writes of decisions the call did not wait for; `recorded()` waits for them. */
-  const unawaited: Promise<void>[] = [];
+  /** Writes of decisions the call did not wait for, until written; `recorded()` waits for them. */
+  const unawaited = new Set<Promise<void>>();
+  /** The first of those writes that failed. */
+  let unrecorded: { error: unknown } | undefined;
 
   function emit(event: EngineEvent): void {
     try {
@@ -135,8 +137,14 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       await Promise.all([written, init.persisted?.()]);
       return;
     }
-    written.catch(() => undefined);
-    unawaited.push(written);
+    unawaited.add(written);
+    written.then(
+      () => unawaited.delete(written),
+      (error) => {
+        unawaited.delete(written);
+        unrecorded ??= { error };
+      },
+    );
   }
 
   /** A call refused before the gate is live information too: the timeline shows it with its reason. */
@@ -298,7 +306,8 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     },
     ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
     async recorded() {
-      while (unawaited.length > 0) await Promise.all(unawaited.splice(0));
+      while (unawaited.size > 0) await Promise.allSettled([...unawaited]);
+      if (unrecorded) throw unrecorded.error;
     },
   };
   return run;
