@@ -6,6 +6,10 @@
  * (bench/served.bench.ts). Identifiers are quoted, so one text serves SQLite and PostgreSQL;
  * `Prisma.sql` numbers the placeholders for each. The schema is prisma/schema.prisma; the tests
  * read these rows back through the models.
+ *
+ * A batch whose first statement is a model query goes through Prisma's batch plan cache, keyed
+ * by the batch's text with raw parameters inline: every such commit would be a new entry (up to
+ * 1,000, holding envelopes and code). Keeping the action path's statements all raw avoids it.
  */
 import { randomUUID } from "node:crypto";
 import { join, sqltag as sql } from "@prisma/client/runtime/client";
@@ -52,6 +56,12 @@ export function finishRun(db: Db, id: string, end: RunEnd): Statement {
   return db.$executeRaw(sql`UPDATE "ActionRun" SET "status" = ${end.status}, "errorKind" = ${end.errorKind},
     "envelope" = ${end.envelope}, "durationMs" = ${end.durationMs}, "finishedAt" = ${end.finishedAt}
     WHERE "id" = ${id}`);
+}
+
+/** queued <-> running, only while the run has not ended. */
+export function setRunQueued(db: Db, id: string, queued: boolean): Statement {
+  return db.$executeRaw(sql`UPDATE "ActionRun" SET "status" = ${queued ? "queued" : "running"}
+    WHERE "id" = ${id} AND "status" IN ('running', 'queued')`);
 }
 
 export interface EventRow {

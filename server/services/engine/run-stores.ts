@@ -21,6 +21,7 @@ import {
   insertRun,
   type RunEnd,
   type RunRow,
+  setRunQueued,
 } from "./hot-sql";
 import type { WriteBatcher } from "./write-batcher";
 
@@ -74,12 +75,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       await batch.write(() => finishRun(db, id, end));
     },
     async setQueued(id, queued) {
-      await batch.defer(() =>
-        db.actionRun.updateMany({
-          where: { id, status: { in: ["running", "queued"] } },
-          data: { status: queued ? "queued" : "running" },
-        }),
-      );
+      await batch.defer(() => setRunQueued(db, id, queued));
     },
     async get(id) {
       const row = await db.actionRun.findUnique({
