@@ -51,6 +51,28 @@ async function typeAction(page: Page, code: string) {
   await expect(lines).toContainText(code.split("\n")[0]?.trim().replace(/ /g, "\u00a0") ?? "");
 }
 
+/**
+ * Runs `code` from the playground in default mode, where a bare `@tool` (its category waiting for
+ * an admin) asks: the second admin allows it once from the queue, whose card must show `shows`;
+ * then the decision turns to allowed and the run to ok.
+ */
+async function runAllowedOnce(page: Page, capability: string, code: string, shows: string[]) {
+  await typeAction(page, code);
+  await page.getByLabel("Mode", { exact: true }).selectOption("default");
+  const queue = second.page;
+  await queue.goto("/approvals");
+  await expect(queue.getByTestId("live-status")).toContainText("live");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await expect(row(page, capability).getByTestId("decision")).toHaveText("waiting…");
+  const link = row(page, capability).getByRole("link", { name: "Open in queue" });
+  const approvalId = ((await link.getAttribute("href")) ?? "").split("#")[1] ?? "";
+  const card = queue.locator(`[id="${approvalId}"]`);
+  for (const text of [capability, ...shows]) await expect(card).toContainText(text);
+  await card.getByRole("button", { name: "Allow once" }).click();
+  await expect(row(page, capability).getByTestId("decision")).toHaveText("allowed", COLD);
+  await expect(page.getByTestId("run-status")).toContainText("ok", COLD);
+}
+
 let second: { context: BrowserContext; page: Page };
 test.beforeAll(async ({ browser }) => {
   second = await adminContext(browser);
@@ -114,32 +136,18 @@ test("[PYTHON]: an action typed in the playground calls the calculator; the gate
   test.setTimeout(120_000);
   const { page, context } = await adminContext(browser);
   const errors = watchConsole(page);
-  await typeAction(
+  // The category is pending (bare @tool), so default mode asks, like execute.
+  await runAllowedOnce(
     page,
+    "pycalc.compute",
     [
       'import { compute } from "toolstore/pycalc";',
       "export default async function () {",
       '  return await compute({ a: 6, b: 7, op: "multiply" });',
       "}",
     ].join("\n"),
+    ["multiply"],
   );
-  await page.getByLabel("Mode", { exact: true }).selectOption("default");
-  const queue = second.page;
-  await queue.goto("/approvals");
-  await expect(queue.getByTestId("live-status")).toContainText("live");
-  await page.getByRole("button", { name: "Run", exact: true }).click();
-
-  // The category is pending (bare @tool), so default mode asks, like execute.
-  await expect(row(page, "pycalc.compute").getByTestId("decision")).toHaveText("waiting…");
-  const link = row(page, "pycalc.compute").getByRole("link", { name: "Open in queue" });
-  const approvalId = ((await link.getAttribute("href")) ?? "").split("#")[1] ?? "";
-  const card = queue.locator(`[id="${approvalId}"]`);
-  await expect(card).toContainText("pycalc.compute");
-  await expect(card).toContainText("multiply");
-  await card.getByRole("button", { name: "Allow once" }).click();
-
-  await expect(row(page, "pycalc.compute").getByTestId("decision")).toHaveText("allowed", COLD);
-  await expect(page.getByTestId("run-status")).toContainText("ok", COLD);
   await expect(page.getByTestId("pane-result")).toContainText(/"result":\s*42/);
   await screenshot(page, "python-playground-allowed");
   expect(errors).toEqual([]);
@@ -238,30 +246,18 @@ test("[PYTHON]: the plan's weather toolset, verbatim, reaches its declared host 
     await page.getByRole("button", { name: "Save limits" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
 
-    await typeAction(
+    // A bare @tool: its category waits for an admin, so default mode asks.
+    await runAllowedOnce(
       page,
+      "pyweather.get_weather",
       [
         'import { get_weather } from "toolstore/pyweather";',
         "export default async function () {",
         '  return await get_weather({ location: "Paris" });',
         "}",
       ].join("\n"),
+      [],
     );
-    await page.getByLabel("Mode", { exact: true }).selectOption("default");
-    const queue = second.page;
-    await queue.goto("/approvals");
-    await expect(queue.getByTestId("live-status")).toContainText("live");
-    await page.getByRole("button", { name: "Run", exact: true }).click();
-    // A bare @tool: its category waits for an admin, so default mode asks.
-    await expect(row(page, "pyweather.get_weather").getByTestId("decision")).toHaveText("waiting…");
-    const link = row(page, "pyweather.get_weather").getByRole("link", { name: "Open in queue" });
-    const approvalId = ((await link.getAttribute("href")) ?? "").split("#")[1] ?? "";
-    const card = queue.locator(`[id="${approvalId}"]`);
-    await expect(card).toContainText("pyweather.get_weather");
-    await card.getByRole("button", { name: "Allow once" }).click();
-
-    await expect(row(page, "pyweather.get_weather").getByTestId("decision")).toHaveText("allowed", COLD);
-    await expect(page.getByTestId("run-status")).toContainText("ok", COLD);
     await expect(page.getByTestId("pane-result")).toContainText(/"name":\s*"Paris"/);
     await expect(page.getByTestId("pane-result")).toContainText(/"temp":\s*12\.5/);
     // The plan's request, as written: path and query of the declared host.

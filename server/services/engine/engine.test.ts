@@ -12,6 +12,7 @@ import { makePng } from "../../core/testing/png";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "./index";
+import { countTransactions } from "./testing/count-transactions";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-engine-svc-"));
 let db: Db;
@@ -110,13 +111,7 @@ describe("engine over Prisma", () => {
 
   it("a run that makes only read calls is one commit: its row, decisions, audit entries, events and envelope", async () => {
     const before = await db.auditEntry.count();
-    let transactions = 0;
-    const original = db.$transaction.bind(db);
-    // biome-ignore lint/suspicious/noExplicitAny: counting calls of Prisma's overloaded method.
-    (db as any).$transaction = (ops: any) => {
-      transactions += 1;
-      return original(ops);
-    };
+    const transactions = countTransactions(db);
     let result: Awaited<ReturnType<ServerEngine["run"]>>;
     try {
       result = await engine.run({
@@ -125,11 +120,10 @@ describe("engine over Prisma", () => {
 export default async () => { await list({}); const b = await list({ limit: 1 }); return b.length; };`,
       });
     } finally {
-      // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
-      (db as any).$transaction = original;
+      transactions.restore();
     }
     expect(result.envelope.ok).toBe(true);
-    expect(transactions).toBe(1);
+    expect(transactions.count).toBe(1);
     const run = await db.actionRun.findUniqueOrThrow({ where: { id: result.runId } });
     expect(run.status).toBe("ok");
     const decisions = await db.gateDecisionRecord.findMany({ where: { runId: result.runId } });

@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { join, sqltag as sql } from "@prisma/client/runtime/client";
 import type { Db } from "../../db";
+import type { AuditEntryRow } from "../audit-log";
 
 /** A statement for `db.$transaction([...])` (Prisma runs it when the batch runs). */
 type Statement = ReturnType<Db["$executeRaw"]>;
@@ -105,20 +106,8 @@ export function insertDecisions(db: Db, rows: DecisionRow[]): Statement {
   );
 }
 
-export interface AuditRow {
-  seq: number;
-  at: Date;
-  actorType: string;
-  actorId: string | null;
-  actorName: string;
-  action: string;
-  target: string;
-  before: string | null;
-  after: string | null;
-  detail: string;
-  prevHash: string;
-  hash: string;
-}
+/** An audit entry as the audit log chained it; the id is made here. */
+export type AuditRow = Omit<AuditEntryRow, "id">;
 
 export function insertAuditEntries(db: Db, rows: AuditRow[]): Statement {
   return db.$executeRaw(

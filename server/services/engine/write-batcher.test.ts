@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
+import { countTransactions } from "./testing/count-transactions";
 import { createWriteBatcher } from "./write-batcher";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-batch-"));
@@ -22,13 +23,7 @@ afterAll(async () => {
 describe("write batcher", () => {
   it("commits writes of one tick together and hands each caller its own result", async () => {
     const batch = createWriteBatcher(db);
-    let transactions = 0;
-    const original = db.$transaction.bind(db);
-    // biome-ignore lint/suspicious/noExplicitAny: counting calls of Prisma's overloaded method.
-    (db as any).$transaction = (ops: any) => {
-      transactions += 1;
-      return original(ops);
-    };
+    const transactions = countTransactions(db);
     try {
       const rows = await Promise.all(
         Array.from({ length: 5 }, (_, i) =>
@@ -38,10 +33,9 @@ describe("write batcher", () => {
         ),
       );
       expect(rows.map((r) => r.type)).toEqual(["t0", "t1", "t2", "t3", "t4"]);
-      expect(transactions).toBe(1);
+      expect(transactions.count).toBe(1);
     } finally {
-      // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
-      (db as any).$transaction = original;
+      transactions.restore();
     }
   });
 
@@ -69,13 +63,7 @@ describe("write batcher", () => {
 
   it("a deferred write waits for the next write's commit, in queue order, or commits alone within deferMs", async () => {
     const batch = createWriteBatcher(db, { deferMs: 100_000 });
-    let transactions = 0;
-    const original = db.$transaction.bind(db);
-    // biome-ignore lint/suspicious/noExplicitAny: counting calls of Prisma's overloaded method.
-    (db as any).$transaction = (ops: any) => {
-      transactions += 1;
-      return original(ops);
-    };
+    const transactions = countTransactions(db);
     try {
       let deferredDone = false;
       const deferred = batch
@@ -91,7 +79,7 @@ describe("write batcher", () => {
         db.event.create({ data: { type: "durable", payload: "{}" }, select: { seq: true } }),
       );
       const first = await deferred;
-      expect(transactions).toBe(1);
+      expect(transactions.count).toBe(1);
       // Queue order is commit order: the deferred row was written first.
       expect(first.seq).toBeLessThan(durable.seq);
 
@@ -108,20 +96,13 @@ describe("write batcher", () => {
       expect(await db.event.count({ where: { type: "flushed" } })).toBe(1);
       await flushed;
     } finally {
-      // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
-      (db as any).$transaction = original;
+      transactions.restore();
     }
   });
 
   it("writes queued while a commit is in flight share the next commit", async () => {
     const batch = createWriteBatcher(db);
-    let transactions = 0;
-    const original = db.$transaction.bind(db);
-    // biome-ignore lint/suspicious/noExplicitAny: counting calls of Prisma's overloaded method.
-    (db as any).$transaction = (ops: any) => {
-      transactions += 1;
-      return original(ops);
-    };
+    const transactions = countTransactions(db);
     try {
       const write = (type: string) =>
         batch.write(() => db.event.create({ data: { type, payload: "{}" }, select: { type: true } }));
@@ -133,10 +114,9 @@ describe("write batcher", () => {
       await new Promise((r) => setImmediate(r));
       const third = [write("g3"), write("g3")];
       await Promise.all([...first, ...second, ...third]);
-      expect(transactions).toBe(2);
+      expect(transactions.count).toBe(2);
     } finally {
-      // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
-      (db as any).$transaction = original;
+      transactions.restore();
     }
   });
 });
