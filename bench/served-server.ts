@@ -71,6 +71,7 @@ async function serve(
       }
       const body = {
         rss: process.memoryUsage().rss,
+        heapUsed: process.memoryUsage().heapUsed,
         lagP99Ms: lag.percentile(99) / 1e6,
         lagMaxMs: lag.max / 1e6,
         ...cpuTimes(),

@@ -74,9 +74,9 @@ async function stop(served: Served) {
 async function stats(
   served: Served,
   query = "gc=1",
-): Promise<{ rss: number; lagP99Ms: number } & Record<string, unknown>> {
+): Promise<{ rss: number; heapUsed: number; lagP99Ms: number } & Record<string, unknown>> {
   const res = await fetch(`${served.url}/__bench/stats?${query}`);
-  return (await res.json()) as { rss: number; lagP99Ms: number };
+  return (await res.json()) as { rss: number; heapUsed: number; lagP99Ms: number };
 }
 
 async function connect(served: Served, key?: string): Promise<Client> {
@@ -341,7 +341,12 @@ async function parkedApprovals(ours: Served): Promise<BenchReport> {
       {
         metric: "RSS added by the parked actions",
         value: mib(after.rss - before.rss),
-        note: `pending approvals seen: ${(after as { pendingApprovals?: number }).pendingApprovals ?? "?"} (goal < 200 MiB)`,
+        note: `${((after.rss - before.rss) / 1e6).toFixed(0)} MB (goal < 200 MB); pending approvals seen: ${(after as { pendingApprovals?: number }).pendingApprovals ?? "?"}`,
+      },
+      {
+        metric: "of which the main thread's JS heap",
+        value: mib(after.heapUsed - before.heapUsed),
+        note: "the rest is the sandbox workers' runtimes and the process's buffers",
       },
       {
         metric: "time to park them",

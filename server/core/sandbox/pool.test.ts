@@ -191,6 +191,49 @@ export default async (input) => { await wait({}); return [input, globalThis.leak
     );
   });
 
+  it("caps each run's memory on its own while runs of one key share a QuickJS instance", async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // Eight runs of the same key park on a host call, each holding 1 MiB of its own.
+    const waiting = Array.from({ length: 8 }, (_, i) =>
+      pool.runAction({
+        code: `import { wait } from "toolstore/t";
+export default async (input) => { const keep = new Uint8Array(1 << 20).fill(input); await wait({}); return keep[12345]; }`,
+        input: i + 1,
+        modules: { t: ["wait"] },
+        onCall: async () => {
+          await held;
+          return { ok: true, value: null };
+        },
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const MiB = 1024 * 1024;
+    // Beside them, a run that allocates until it cannot: its own 64 MiB is the cap, not the
+    // instance's maximum (16 runs' worth), so it gets at most 48 MiB more than the instance's start.
+    const hog = await pool.runAction({
+      code: "export default () => { const a = []; try { for (;;) a.push(new Uint8Array(8 << 20)); } catch { return a.length; } }",
+      modules: {},
+      limits: { memoryBytes: 64 * MiB },
+      onCall: noCalls,
+    });
+    if (hog.ok) expect(Number(hog.resultJson)).toBeLessThanOrEqual(7);
+    else expect(hog.error?.kind).toBe("out_of_memory");
+    // A run that needs most of its limit still gets it.
+    const big = await pool.runAction({
+      code: "export default () => { const a = []; for (let i = 0; i < 5; i++) a.push(new Uint8Array(8 << 20).fill(1)); return a.length; }",
+      modules: {},
+      limits: { memoryBytes: 64 * MiB },
+      onCall: noCalls,
+    });
+    expect(big).toMatchObject({ ok: true, resultJson: "5" });
+    release();
+    const results = await Promise.all(waiting);
+    expect(results.map((r) => r.resultJson)).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
+  });
+
   it("refuses limits above their ceilings", async () => {
     await expect(
       pool.runAction({

@@ -50,10 +50,12 @@ export type Job = ActionJob | BindingJob;
 export interface WorkerInit {
   /** [0] = absolute deadline (Date.now() ms) of the pump in progress, 0 when idle. */
   watchdog: SharedArrayBuffer;
-  /** Keep at most this many idle QuickJS modules per memory size. */
+  /** Keep at most this many idle QuickJS instances. */
   warmModules: number;
-  /** Retire a module whose linear memory grew beyond this after a run. */
+  /** An instance whose linear memory grew beyond this takes no new runtime, and goes once empty. */
   retireAboveBytes: number;
+  /** Runtimes (runs, warm binding contexts) one QuickJS instance holds at once. */
+  runtimesPerModule: number;
 }
 
 export type ToWorker =

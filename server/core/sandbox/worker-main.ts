@@ -1,7 +1,8 @@
 /**
- * Sandbox worker (runs in a worker_thread, started by pool.ts). Each job gets a QuickJS WASM
- * module leased exclusively for its lifetime (memory caps are per module), a fresh runtime and
- * context, host functions for console output and capability calls, and a tiny bridge module.
+ * Sandbox worker (runs in a worker_thread, started by pool.ts). Each job gets a fresh QuickJS
+ * runtime and context in a WASM instance it shares with a few other runs of the same key (each
+ * run's memory cap is charged on the instance's growth), host functions for console output and
+ * capability calls, and a tiny bridge module.
  * Host calls are async: they go to the main thread as messages and come back as JSON text that
  * settles a guest promise, after which pending jobs are pumped.
  *
@@ -38,7 +39,13 @@ import type {
   WorkerOutcome,
 } from "./protocol";
 import { WATCHDOG_ACTION_SLOT } from "./protocol";
-import { type CappedQuickJS, loadCappedQuickJS } from "./quickjs-module";
+import {
+  type CappedQuickJS,
+  type GrowthGate,
+  loadCappedQuickJS,
+  QUICKJS_INITIAL_MEMORY,
+  QUICKJS_MAX_MEMORY,
+} from "./quickjs-module";
 
 const port = parentPort;
 if (!port) throw new Error("worker-main.ts must run in a worker thread");
@@ -54,22 +61,118 @@ function post(message: FromWorker): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Module leases: one QuickJS WASM instance per running job, kept warm after a clean end.
+// Shared modules: a QuickJS WASM instance holds the runtimes of up to `runtimesPerModule` runs of
+// one trust domain, kept warm once empty. Actions share with actions (the pool gives a worker to
+// one key at a time, and hands it on only once it holds no run); a binding's runtime shares only
+// with runtimes of the same code and env, since its warm context outlives its call. A parked run
+// then costs its runtime and context, not a whole instance.
+//
+// Each run's cap is enforced on the instance's growth: a growth while the run computes is charged
+// to it, and refused once the run has grown the instance by its limit minus the instance's initial
+// memory, so a run alone in an instance gets exactly its limit. A run may also reuse memory that
+// its siblings freed; the instance never grows by more than the budgets of the runs it held.
 
-const idleModules = new Map<number, CappedQuickJS[]>();
-
-async function leaseModule(capBytes: number): Promise<CappedQuickJS> {
-  const reused = idleModules.get(capBytes)?.pop();
-  return reused ?? loadCappedQuickJS(capBytes);
+interface SharedModule {
+  quickjs: CappedQuickJS;
+  /** Who may share it: actions of one memory limit, or one binding's code, env and limits. */
+  shareKey: string;
+  /** The maximum it was made with (capOf), which an empty instance must match to change hands. */
+  cap: number;
+  /** Runs and warm contexts holding a runtime in it. */
+  users: number;
+  /** Takes no new runtime: a run in it ended abnormally. */
+  closed: boolean;
+  /** A host-level failure (WASM trap, failed disposal): every runtime in it is lost. */
+  broken: boolean;
 }
 
-function releaseModule(lease: CappedQuickJS, healthy: boolean): void {
-  // A module that ended abnormally, or whose memory grew, is dropped; the GC frees its memory.
-  if (!healthy || lease.memory.buffer.byteLength > init.retireAboveBytes) return;
-  const idle = idleModules.get(lease.capBytes) ?? [];
-  if (idle.length >= init.warmModules) return;
-  idle.push(lease);
-  idleModules.set(lease.capBytes, idle);
+const modules = new Set<SharedModule>();
+/** The run whose guest or setup is on the thread now: instance growth is charged to it. */
+let computing: Running | undefined;
+
+function growthGate(): GrowthGate {
+  return {
+    allow: (bytes) => {
+      const r = computing;
+      return r === undefined || r.grownBytes + bytes <= growthBudget(r);
+    },
+    grew: (bytes) => {
+      if (computing) computing.grownBytes += bytes;
+    },
+  };
+}
+
+function growthBudget(r: Running): number {
+  return Math.max(0, r.job.limits.memoryBytes - QUICKJS_INITIAL_MEMORY);
+}
+
+/** An instance's maximum: its runs' budgets together, as a backstop to the per-run charge. */
+function capOf(job: Job): number {
+  return Math.min(QUICKJS_MAX_MEMORY, job.limits.memoryBytes * init.runtimesPerModule);
+}
+
+function takesRuntimes(m: SharedModule): boolean {
+  return !m.closed && !m.broken && m.quickjs.memory.buffer.byteLength <= init.retireAboveBytes;
+}
+
+function shareKeyOf(job: Job): string {
+  return job.kind === "binding" ? `binding:${warmKeyOf(job)}` : `action:${job.limits.memoryBytes}`;
+}
+
+async function leaseModule(job: Job): Promise<SharedModule> {
+  const shareKey = shareKeyOf(job);
+  // Fill the fullest instance with room first, so instances empty out and can go; an empty one
+  // (no runtime left in it) may serve anyone with the same limit.
+  let best: SharedModule | undefined;
+  for (const m of modules) {
+    if (m.users >= init.runtimesPerModule || !takesRuntimes(m)) continue;
+    if (m.shareKey !== shareKey && (m.users > 0 || m.cap !== capOf(job))) continue;
+    if (!best || m.users > best.users) best = m;
+  }
+  if (best) best.shareKey = shareKey;
+  else {
+    best = {
+      quickjs: await loadCappedQuickJS(capOf(job), growthGate()),
+      shareKey,
+      cap: capOf(job),
+      users: 0,
+      closed: false,
+      broken: false,
+    };
+    modules.add(best);
+  }
+  best.users += 1;
+  return best;
+}
+
+function releaseModule(m: SharedModule, healthy: boolean): void {
+  m.users -= 1;
+  if (!healthy) m.closed = true;
+  if (m.users > 0) return;
+  let idle = 0;
+  for (const other of modules) if (other !== m && other.users === 0) idle += 1;
+  // An instance that ended abnormally, or grew, is dropped; the GC frees its memory.
+  if (!takesRuntimes(m) || idle >= init.warmModules) modules.delete(m);
+}
+
+/** Every runtime in a broken instance is lost: its other runs fail, its warm contexts go. */
+function breakModule(m: SharedModule, cause: Running, error: SandboxError): void {
+  if (m.broken) return;
+  m.broken = true;
+  modules.delete(m);
+  for (const [key, list] of warmContexts) {
+    const kept = list.filter((w) => w.module !== m);
+    warmCount -= list.length - kept.length;
+    if (kept.length > 0) warmContexts.set(key, kept);
+    else warmContexts.delete(key);
+  }
+  for (const other of [...running.values()]) {
+    if (other === cause || other.module !== m) continue;
+    finish(other, {
+      kind: "internal",
+      message: `the sandbox was lost because another run of the same key crashed the instance it shared (${error.message})`,
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -86,7 +189,9 @@ interface Running {
   ns?: QuickJSHandle;
   /** The warm context this run was given (its key), if any. */
   warmKey?: string;
-  lease?: CappedQuickJS;
+  module?: SharedModule;
+  /** Bytes the instance grew while this run computed: charged against its memory limit. */
+  grownBytes: number;
   rt?: QuickJSRuntime;
   ctx?: QuickJSContext;
   helpers?: Helpers;
@@ -126,7 +231,7 @@ interface HostRef {
 }
 
 interface WarmContext {
-  lease: CappedQuickJS;
+  module: SharedModule;
   rt: QuickJSRuntime;
   ctx: QuickJSContext;
   helpers: Helpers;
@@ -145,13 +250,16 @@ function warmKeyOf(job: Job): string | undefined {
 }
 
 function disposeWarm(w: WarmContext): void {
+  let healthy = true;
   for (const h of [w.ns, ...Object.values(w.helpers), w.ctx, w.rt]) {
     try {
       h.dispose();
     } catch {
-      // The module is dropped below either way.
+      healthy = false;
     }
   }
+  // No run of it is on the thread: nothing else in the instance is lost, it only takes no more.
+  releaseModule(w.module, healthy);
 }
 
 function takeWarm(key: string): WarmContext | undefined {
@@ -219,9 +327,15 @@ function outOfMemoryMessage(r: Running): string {
   return `out of memory: the sandbox is limited to ${Math.round(r.job.limits.memoryBytes / 1048576)} MiB`;
 }
 
+/** The run spent (nearly) its growth budget, or its instance reached its maximum. */
 function memoryNearCap(r: Running): boolean {
-  const lease = r.lease;
-  return lease !== undefined && lease.memory.buffer.byteLength + 2 * 1024 * 1024 >= lease.capBytes;
+  const m = r.module;
+  if (!m) return false;
+  const slack = 2 * 1024 * 1024;
+  return (
+    r.grownBytes + slack >= growthBudget(r) ||
+    m.quickjs.memory.buffer.byteLength + slack >= m.quickjs.capBytes
+  );
 }
 
 /** Runs `step`, then guest jobs and the entry's next stage, with the deadline armed. */
@@ -234,6 +348,7 @@ function pump(r: Running, step?: (ctx: QuickJSContext) => void): void {
   r.interruptAt = deadlineAt(r);
   watchdogAction[WATCHDOG_ACTION_SLOT] = r.id;
   watchdogDeadline[0] = r.interruptAt;
+  computing = r;
   try {
     step?.(ctx);
     for (;;) {
@@ -251,6 +366,7 @@ function pump(r: Running, step?: (ctx: QuickJSContext) => void): void {
     // A host-level failure: WASM trap, Emscripten abort, or the worker's own stack.
     r.hostFailure = classifyHostFailure(r, error);
   } finally {
+    computing = undefined;
     watchdogDeadline[0] = 0;
     r.pumping = false;
     if (r.suspendDepth > 0) r.suspendedSince = Date.now();
@@ -529,7 +645,7 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
   if (r.timer) clearTimeout(r.timer);
   running.delete(r.id);
   // A guest exception leaves the engine consistent; anything at the host level does not.
-  let healthy = r.hostFailure === undefined && (error === undefined || error.kind === "threw");
+  const healthy = r.hostFailure === undefined && (error === undefined || error.kind === "threw");
   // Each disposal on its own, so one failure neither hides nor skips the others; the pool counts
   // them (stats().disposeFailures) and a soak asserts none.
   let disposeFailures = 0;
@@ -540,6 +656,13 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
       disposeFailures += 1;
     }
   };
+  const m = r.module;
+  if (m && r.hostFailure) breakModule(m, r, r.hostFailure);
+  if (m?.broken) {
+    // Its runtimes are gone with the instance: nothing to dispose, nothing to give back.
+    post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
+    return;
+  }
   const warm = healthy ? warmContextOf(r) : undefined;
   if (warm && r.warmKey !== undefined) {
     keepWarm(r.warmKey, warm);
@@ -554,19 +677,21 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
   if (r.helpers) for (const h of Object.values(r.helpers)) dispose(h);
   dispose(r.ctx);
   dispose(r.rt);
-  // A leaked handle or an earlier abort: the module cannot be trusted again.
-  if (disposeFailures > 0) healthy = false;
-  if (r.lease) releaseModule(r.lease, healthy);
+  // A leaked handle or an earlier abort: the instance, and every runtime in it, is lost.
+  if (m && disposeFailures > 0) {
+    const lost = { kind: "internal" as const, message: "a sandbox runtime could not be disposed" };
+    breakModule(m, r, lost);
+  } else if (m) releaseModule(m, healthy);
   post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, disposeFailures) });
 }
 
 /** A binding's context that ended cleanly and may serve the next call, or undefined. */
 function warmContextOf(r: Running): WarmContext | undefined {
-  const { lease, rt, ctx, helpers, ns, host } = r;
-  if (r.warmKey === undefined || !lease || !rt || !ctx || !helpers || !ns || !host) return undefined;
+  const { module, rt, ctx, helpers, ns, host } = r;
+  if (r.warmKey === undefined || !module || !rt || !ctx || !helpers || !ns || !host) return undefined;
   if (r.pending.size > 0 || r.loading || r.running || rt.hasPendingJob()) return undefined;
-  if (lease.memory.buffer.byteLength > init.retireAboveBytes) return undefined;
-  return { lease, rt, ctx, helpers, ns, host };
+  if (!takesRuntimes(module)) return undefined;
+  return { module, rt, ctx, helpers, ns, host };
 }
 
 function outcomeOf(
@@ -768,6 +893,7 @@ async function start(id: number, job: Job): Promise<void> {
     pumping: false,
     interruptAt: 0,
     interrupted: false,
+    grownBytes: 0,
     pending: new Map(),
     nextCallId: 0,
     calls: 0,
@@ -781,7 +907,7 @@ async function start(id: number, job: Job): Promise<void> {
   const warm = warmKey === undefined ? undefined : takeWarm(warmKey);
   if (warm && warmKey !== undefined) {
     // The toolset's module is loaded: call the export in the context it was evaluated in.
-    Object.assign(r, { lease: warm.lease, rt: warm.rt, ctx: warm.ctx, helpers: warm.helpers, warmKey });
+    Object.assign(r, { module: warm.module, rt: warm.rt, ctx: warm.ctx, helpers: warm.helpers, warmKey });
     r.host = warm.host;
     warm.host.current = r;
     r.startedAt = Date.now();
@@ -794,21 +920,26 @@ async function start(id: number, job: Job): Promise<void> {
     });
     return;
   }
+  let m: SharedModule;
   try {
-    r.lease = await leaseModule(job.limits.memoryBytes);
+    m = await leaseModule(job);
   } catch (error) {
     finish(r, { kind: "internal", message: `could not start a sandbox: ${String(error)}` });
     return;
   }
-  if (r.finished) {
-    releaseModule(r.lease, true);
+  if (r.finished || m.broken) {
+    if (!m.broken) releaseModule(m, true);
+    if (!r.finished)
+      finish(r, { kind: "internal", message: "could not start a sandbox: its instance was lost" });
     return;
   }
+  r.module = m;
   // The deadline starts when the guest can run, not while a module was being loaded.
   r.startedAt = Date.now();
   r.interruptAt = deadlineAt(r);
+  computing = r;
   try {
-    const rt = r.lease.module.newRuntime();
+    const rt = m.quickjs.module.newRuntime();
     r.rt = rt;
     rt.setMemoryLimit(Math.max(job.limits.memoryBytes - 4 * 1024 * 1024, 8 * 1024 * 1024));
     rt.setMaxStackSize(job.limits.stackBytes);
@@ -826,7 +957,9 @@ async function start(id: number, job: Job): Promise<void> {
     r.ctx = ctx;
     installHost(r, ctx, host);
     if (warmKey !== undefined) r.warmKey = warmKey;
+    computing = undefined;
   } catch (error) {
+    computing = undefined;
     // On a loaded machine a short deadline can pass while the runtime is being set up.
     finish(
       r,
