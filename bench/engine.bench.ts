@@ -219,7 +219,7 @@ async function hundredWaiting(): Promise<BenchReport> {
       {
         metric: "time until all 100 were waiting",
         value: ms(allWaitingMs, 0),
-        note: "each holds its own QuickJS module",
+        note: "each holds its own QuickJS runtime, up to 16 to an instance",
       },
       {
         metric: "deny all 100 -> all envelopes back",

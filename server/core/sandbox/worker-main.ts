@@ -960,6 +960,10 @@ async function start(id: number, job: Job): Promise<void> {
     computing = undefined;
   } catch (error) {
     computing = undefined;
+    // A trap leaves the shared instance in an unknown state; a refusal (no memory) does not.
+    if (error instanceof WebAssembly.RuntimeError && !r.interrupted) {
+      r.hostFailure = { kind: "internal", message: `could not start a sandbox: ${error.message}` };
+    }
     // On a loaded machine a short deadline can pass while the runtime is being set up.
     finish(
       r,
