@@ -286,7 +286,8 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       onCall: async (name, argsJson, control) => {
         controls.add(control);
         try {
-          return { ok: true, value: await engineRun.invokeJson(name, argsJson) };
+          const site = control.call === undefined ? undefined : { sandboxCall: control.call };
+          return { ok: true, value: await engineRun.invokeJson(name, argsJson, site) };
         } catch (error) {
           return { ok: false, error: toGuestError(name, error) };
         } finally {

@@ -9,7 +9,7 @@ import type { Gate } from "../gate/gate";
 import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
-import type { CapabilityRun, Category, ImageRef, JsonObject, Session } from "./types";
+import type { CallSite, CapabilityRun, Category, ImageRef, JsonObject, Session } from "./types";
 import { validateArgs } from "./validate";
 
 /** One line of the envelope's `calls`. "invalid": refused before the gate (unknown name, bad arguments). */
@@ -60,7 +60,7 @@ export interface EngineRun extends CapabilityRun {
   readonly calls: CallRecord[];
   readonly images: ImageRef[];
   /** invoke with arguments given as JSON text (the sandbox's one snapshot), parsed exactly once. */
-  invokeJson(name: string, argsJson: string): Promise<unknown>;
+  invokeJson(name: string, argsJson: string, site?: CallSite): Promise<unknown>;
   /**
    * Resolves once every decision of this run is recorded; rejects with the first that could not
    * be. Decisions nothing waits on (read calls, refusals) are written late, in a group commit.
@@ -181,7 +181,11 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     }
   }
 
-  async function invokeWith(name: string, takeSnapshot: () => ArgsSnapshot): Promise<unknown> {
+  async function invokeWith(
+    name: string,
+    takeSnapshot: () => ArgsSnapshot,
+    site?: CallSite,
+  ): Promise<unknown> {
     const started = deps.clock.now();
     const elapsed = () => deps.clock.now() - started;
     if (init.signal.aborted) throw new AppError("CONFLICT", "the run has ended");
@@ -264,7 +268,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
 
     let ok = false;
     try {
-      const result = await cap.impl(run, snapshot.value as JsonObject);
+      const result = await cap.impl(run, snapshot.value as JsonObject, site);
       ok = true;
       return result;
     } finally {
@@ -296,10 +300,11 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
         name,
         takeNow(() => snapshotArgs(args, argsLimit)),
       ),
-    invokeJson: (name, argsJson) =>
+    invokeJson: (name, argsJson, site) =>
       invokeWith(
         name,
         takeNow(() => snapshotFromJson(argsJson, argsLimit)),
+        site,
       ),
     reportImage(image) {
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });

@@ -69,7 +69,17 @@ export interface CapabilityRun {
   pauseDeadline?(): () => void;
 }
 
-export type CapabilityImpl = (run: CapabilityRun, args: JsonObject) => Promise<unknown>;
+/**
+ * Where a call came from, for an impl that can serve it there: `sandboxCall` is the sandbox's
+ * opaque handle of the guest's pending call (a runtime that runs code, like the QuickJS pool, may
+ * run a binding in the caller's own worker and settle the guest's promise there). Absent for
+ * direct calls and for calls an impl makes itself.
+ */
+export interface CallSite {
+  readonly sandboxCall?: unknown;
+}
+
+export type CapabilityImpl = (run: CapabilityRun, args: JsonObject, site?: CallSite) => Promise<unknown>;
 
 export interface CapabilityExport {
   spec: CapabilitySpec;

@@ -44,6 +44,11 @@ export interface RunBindingRequest {
   limits?: Partial<SandboxLimits>;
   signal?: AbortSignal;
   /**
+   * The sandbox call that asked (`CallSite.sandboxCall`). A runtime that can may run the binding
+   * in that caller's worker and settle the guest's promise there; others ignore it.
+   */
+  caller?: unknown;
+  /**
    * Stops the caller's own deadline (an action's) while the call waits for the runtime to be
    * ready, e.g. an interpreter's cold start; returns the resume function. That wait has the
    * runtime's own bound, and the toolset's `timeoutMs` starts only once the code can run.

@@ -170,7 +170,13 @@ const CASES: Case[] = [
     group: "promise storms",
     name: "self-rescheduling microtask chain",
     code: "export default async () => { const f = () => Promise.resolve().then(f); f(); await null; return 1; }",
-    expect: ["timeout", "out_of_memory"],
+    // A race between the deadline and the run's memory limit: an out-of-memory thrown inside the
+    // chain's own job rejects that job's promise, which nobody awaits, so the chain dies quietly
+    // and the action's own `return 1` stands. Contained either way.
+    expect: ["timeout", "out_of_memory", "ok"],
+    check: (e) => {
+      if (e.ok) expect(e.result).toBe(1);
+    },
   },
   {
     group: "promise storms",

@@ -234,6 +234,93 @@ export default async (input) => { const keep = new Uint8Array(1 << 20).fill(inpu
     expect(results.map((r) => r.resultJson)).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
   });
 
+  it("a run that times out leaves the runs sharing its instance running", async () => {
+    // One worker, so the parked runs and the runaway share an instance. Freeing the runaway's
+    // runtime after its interrupt trips a QuickJS assertion that aborts the instance.
+    const single = createSandboxPool({ workers: 1, maxWorkers: 1, watchdogGraceMs: 200 });
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    try {
+      const parked = Array.from({ length: 5 }, (_, i) =>
+        single.runAction({
+          code: `import { wait } from "toolstore/t";
+export default async (input) => { await wait({}); return input; }`,
+          input: i,
+          modules: { t: ["wait"] },
+          onCall: async () => {
+            await held;
+            return { ok: true, value: null };
+          },
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      const runaway = await single.runAction({
+        code: "export default async () => { const f = () => Promise.resolve().then(f); f(); await new Promise(() => {}); }",
+        modules: {},
+        limits: { deadlineMs: 300 },
+        onCall: noCalls,
+      });
+      expect(runaway.error?.kind).toBe("timeout");
+      release();
+      const results = await Promise.all(parked);
+      expect(results.map((r) => r.error?.message ?? r.resultJson)).toEqual(["0", "1", "2", "3", "4"]);
+      expect(single.stats().disposeFailures).toBe(0);
+    } finally {
+      release();
+      await single.close();
+    }
+  });
+
+  it("runs a binding in the calling action's worker when nothing needs masking, else in the toolset's lane", async () => {
+    const code = `export function add(a, b) { return { sum: a + b, env: env.MODE }; }
+export function fail() { throw new Error("no"); }`;
+    const action = `import { add, fail } from "toolstore/t";
+export default async () => {
+  const a = await add({});
+  let failed = null;
+  try { await fail({}); } catch (e) { failed = e.message; }
+  const [b, c] = await Promise.all([add({}), add({})]);
+  return { a, failed, b, c };
+}`;
+    const run = (secrets?: Record<string, string>) =>
+      pool.runAction({
+        code: action,
+        modules: { t: ["add", "fail"] },
+        onCall: async (name, _json, control) => {
+          const r = await pool.runBinding({
+            code,
+            exportName: name.slice("t.".length),
+            args: [2, 3],
+            env: { MODE: "m" },
+            ...(secrets ? { secrets } : {}),
+            allowedHosts: [],
+            timeoutMs: 2_000,
+            caller: control.call,
+          });
+          return r.ok
+            ? { ok: true, value: r.value }
+            : { ok: false, error: { error: "x", message: r.error.message } };
+        },
+      });
+    const expected = {
+      a: { sum: 5, env: "m" },
+      failed: expect.stringContaining("no"),
+      b: { sum: 5, env: "m" },
+      c: { sum: 5, env: "m" },
+    };
+    const before = pool.stats().bindingsInPlace;
+    const here = await run();
+    expect(JSON.parse(here.resultJson ?? "null")).toEqual(expected);
+    // Four binding calls, all beside the action; the failure came back through the main thread.
+    expect(pool.stats().bindingsInPlace).toBe(before + 4);
+    // A secret to mask on the way back: the result must pass the main thread, so the lane.
+    const lane = await run({ TOKEN: "s3cret" });
+    expect(JSON.parse(lane.resultJson ?? "null")).toEqual(expected);
+    expect(pool.stats().bindingsInPlace).toBe(before + 4);
+  });
+
   it("refuses limits above their ceilings", async () => {
     await expect(
       pool.runAction({

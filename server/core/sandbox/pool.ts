@@ -67,6 +67,21 @@ export interface HostCallControl {
   suspendClock(): () => void;
   /** Aborted when the job ends (any way). */
   signal: AbortSignal;
+  /**
+   * An action's capability call, as an opaque handle: handed back as `RunBindingRequest.caller`, it
+   * lets the pool run a TypeScript binding in the action's own worker and settle the guest's
+   * promise there, without two more trips through the main thread.
+   */
+  call?: unknown;
+}
+
+/** The guest call behind `HostCallControl.call`. */
+class GuestCall {
+  constructor(
+    readonly slot: Slot,
+    readonly job: PendingJob,
+    readonly callId: number,
+  ) {}
 }
 
 export interface RunActionRequest {
@@ -106,6 +121,8 @@ export interface SandboxPoolStats {
   /** Workers terminated by the watchdog or lost to a crash since the pool started. */
   workersReplaced: number;
   jobsStarted: number;
+  /** TypeScript binding calls run in the worker of the action that called them. */
+  bindingsInPlace: number;
   /** QuickJS disposals that failed inside workers (a leaked handle); zero in a healthy pool. */
   disposeFailures: number;
 }
@@ -166,6 +183,8 @@ interface PendingJob {
   job: Job;
   key: string;
   slot?: Slot;
+  /** A binding run in its caller's worker: the guest call its result settles there. */
+  deliver?: { id: number; callId: number };
   startedAt: number;
   /** Clock suspensions in progress (approval waits): a parked job holds no compute slot. */
   suspended: number;
@@ -276,6 +295,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let workersReplaced = 0;
   let startFailures = 0;
   let jobsStarted = 0;
+  let bindingsInPlace = 0;
   let disposeFailures = 0;
   let queueTimeouts = 0;
 
@@ -380,6 +400,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     };
     const control: HostCallControl = {
       signal: job.done.signal,
+      ...(job.job.kind === "action" ? { call: new GuestCall(slot, job, callId) } : {}),
       suspendClock: () => {
         let open = true;
         suspended += 1;
@@ -454,7 +475,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
           : slot.overrunJobId !== undefined
             ? failure(
                 "internal",
-                "the sandbox worker was replaced because another run of the same key overran its deadline",
+                "the sandbox worker was replaced because another run in it (of the same key, or a toolset binding one of them called) overran its deadline",
               )
             : failure(
                 "internal",
@@ -582,7 +603,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     slot.worker.ref();
     jobsStarted += 1;
     const queuedMs = Date.now() - job.startedAt;
-    send(slot, { t: "start", id: job.id, job: queuedMs > 0 ? { ...job.job, queuedMs } : job.job });
+    send(slot, {
+      t: "start",
+      id: job.id,
+      job: queuedMs > 0 ? { ...job.job, queuedMs } : job.job,
+      ...(job.deliver ? { deliver: job.deliver } : {}),
+    });
   }
 
   function unqueue(job: PendingJob): boolean {
@@ -601,6 +627,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     onCall: PendingJob["onCall"],
     signal: AbortSignal | undefined,
     onQueued?: (queued: boolean) => void,
+    here?: GuestCall,
   ): Promise<SandboxRunResult> {
     if (closed) return Promise.reject(new Error("sandbox pool is closed"));
     const startedAt = Date.now();
@@ -623,6 +650,13 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         }
         signal.addEventListener("abort", onAbort, { once: true });
         pending.done.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort));
+      }
+      if (here) {
+        // Its caller's worker: no queue (the caller holds its place), no other worker to wake.
+        pending.deliver = { id: here.job.id, callId: here.callId };
+        bindingsInPlace += 1;
+        place(pending, here.slot);
+        return;
       }
       const list = queues.get(key);
       if (list) list.push(pending);
@@ -733,8 +767,25 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         return { ok: false, error: { error: "fetch_failed", message: (error as Error).message } };
       }
     };
-    // A toolset's calls are their own lane: never behind the actions that wait for them.
-    const outcome = await submit(job, `toolset:${request.trustDomain ?? ""}`, onCall, request.signal);
+    // In the calling action's worker when nothing needs masking on the way back (the result goes
+    // straight to the guest); else a toolset's calls are their own lane, never behind the actions
+    // that wait for them.
+    const caller = request.caller;
+    const here =
+      caller instanceof GuestCall &&
+      masked.length === 0 &&
+      caller.slot.alive &&
+      caller.slot.jobs.get(caller.job.id) === caller.job
+        ? caller
+        : undefined;
+    const outcome = await submit(
+      job,
+      `toolset:${request.trustDomain ?? ""}`,
+      onCall,
+      request.signal,
+      undefined,
+      here,
+    );
     const redact = (text: string) => redactSecrets(text, masked);
     const logs = outcome.logs.map((l) => ({ level: l.level, text: redact(l.text) }));
     if (!outcome.ok) {
@@ -781,6 +832,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         disposeFailures,
         workersReplaced,
         jobsStarted,
+        bindingsInPlace,
       };
     },
     async close() {

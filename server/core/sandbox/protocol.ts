@@ -59,7 +59,8 @@ export interface WorkerInit {
 }
 
 export type ToWorker =
-  | { t: "start"; id: number; job: Job }
+  /** `deliver`: a binding run beside the action that called it; its result settles that call here. */
+  | { t: "start"; id: number; job: Job; deliver?: { id: number; callId: number } }
   /** ok: `json` is the value as JSON text ("" for undefined); not ok: a GuestCallError as JSON text. */
   | { t: "reply"; id: number; callId: number; ok: boolean; json: string }
   | { t: "clock"; id: number; suspended: boolean }

@@ -212,6 +212,8 @@ interface Running {
   logs: LogEntry[];
   logChars: number;
   logsDropped: number;
+  /** A binding run beside the action that called it: the guest call its result settles. */
+  deliver?: { id: number; callId: number };
   /** Set once the guest's entry settled: its JSON result, or its failure. */
   outcome?: { json: string | null } | { error: SandboxError };
   hostFailure?: SandboxError;
@@ -222,9 +224,10 @@ const running = new Map<number, Running>();
 
 // ---------------------------------------------------------------------------------------------
 // Warm binding contexts: a toolset binding's module, once evaluated, serves later calls of the
-// same code, environment and limits in this worker (one trust domain: the pool gives a worker to
-// one toolset at a time). Only a context whose call ended cleanly goes back; module-level state
-// of the toolset may persist between its calls, as in a Python toolset's interpreter.
+// same code, environment and limits in this worker, and no other (its key is its trust domain, in
+// its own instance; the worker may be the toolset's lane or that of an action that called it).
+// Only a context whose call ended cleanly goes back; module-level state of the toolset may
+// persist between its calls, as in a Python toolset's interpreter.
 
 interface HostRef {
   current: Running;
@@ -667,6 +670,17 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
   if (warm && r.warmKey !== undefined) {
     keepWarm(r.warmKey, warm);
     post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
+    deliverToCaller(r, error, resultJson);
+    return;
+  }
+  if (m && !healthy) {
+    // Freeing a runtime that was interrupted mid-job or ran out of memory can trip QuickJS's own
+    // assertion (objects left on its GC list), which aborts the whole instance and every run in
+    // it. So its runtime stays, unreachable, in an instance that takes no new run and goes (with
+    // all of its memory) once its other runs end.
+    r.pending.clear();
+    releaseModule(m, false);
+    post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
     return;
   }
   for (const d of r.pending.values()) dispose(d);
@@ -683,6 +697,18 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
     breakModule(m, r, lost);
   } else if (m) releaseModule(m, healthy);
   post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, disposeFailures) });
+  deliverToCaller(r, error, resultJson);
+}
+
+/**
+ * A binding run beside its caller settles the caller's promise here, as the main thread's reply
+ * would (the same JSON, parsed in the guest), after its own "done" went out, so the main thread
+ * records the call before the action can end. A failure goes the usual way: the main thread turns
+ * it into the guest's error, and its reply settles the call.
+ */
+function deliverToCaller(r: Running, error: SandboxError | undefined, resultJson: string | null): void {
+  if (!r.deliver || error !== undefined) return;
+  onReply(r.deliver.id, r.deliver.callId, true, resultJson ?? "null");
 }
 
 /** A binding's context that ended cleanly and may serve the next call, or undefined. */
@@ -882,10 +908,11 @@ function installModules(r: Running, rt: QuickJSRuntime): void {
 // ---------------------------------------------------------------------------------------------
 // Messages
 
-async function start(id: number, job: Job): Promise<void> {
+async function start(id: number, job: Job, deliver?: { id: number; callId: number }): Promise<void> {
   const r: Running = {
     id,
     job,
+    ...(deliver ? { deliver } : {}),
     startedAt: Date.now(),
     suspendedTotal: 0,
     suspendDepth: 0,
@@ -1031,7 +1058,7 @@ function onClock(id: number, suspended: boolean): void {
 port.on("message", (message: ToWorker) => {
   switch (message.t) {
     case "start":
-      void start(message.id, message.job);
+      void start(message.id, message.job, message.deliver);
       break;
     case "reply":
       onReply(message.id, message.callId, message.ok, message.json);

@@ -116,7 +116,7 @@ function bindingImpl(
   binding: ToolsetBinding,
   wireName: string,
 ): CapabilityExport["impl"] {
-  return async (run, args: JsonObject) => {
+  return async (run, args: JsonObject, site) => {
     const runtime = await input.runtime();
     // Python takes named arguments (its defaults apply to the ones left out); TypeScript gets a
     // generated entry that maps them to positions.
@@ -143,6 +143,7 @@ function bindingImpl(
       timeoutMs: runtime.timeoutMs,
       redact: Object.values(runtime.secrets),
       signal: run.signal,
+      ...(site?.sandboxCall === undefined ? {} : { caller: site.sandboxCall }),
       ...(run.pauseDeadline ? { pauseDeadline: () => run.pauseDeadline?.() ?? (() => {}) } : {}),
     });
     if (result.ok) return result.value;
