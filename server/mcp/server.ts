@@ -12,6 +12,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import * as zMini from "zod/v4-mini";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { ApiKeyIdentity } from "../services/api-keys";
@@ -55,6 +56,13 @@ const executeInputSchema = z.object({
   title: z.string().max(200).optional(),
 });
 const viewImageInputSchema = z.object({ asset_id: z.string().min(1).max(100) });
+/**
+ * The tool's schemas as the SDK builds them from shapes (its objectFromShape: a zod/v4-mini
+ * object), but once: given shapes, it builds them again for every server, one per request, and a
+ * parked request holds its server.
+ */
+const executeInputObject = zMini.object(executeInputSchema.shape);
+const executeOutputObject = zMini.object(envelopeSchema.shape);
 
 /** Which elicitation modes a client declared; `elicitation: {}` is form mode (protocol 2025-11-25). */
 function elicitationModes(declared: unknown): { form: boolean; url: boolean } {
@@ -87,8 +95,8 @@ export async function createMcpServer(options: {
   const executeConfig = {
     title: "Execute an action",
     description: toolDescription,
-    inputSchema: executeInputSchema.shape,
-    outputSchema: envelopeSchema.shape,
+    inputSchema: executeInputObject,
+    outputSchema: executeOutputObject,
   };
   type ExecuteArgs = { code: string; title?: string | undefined };
   type ExecuteExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -239,7 +247,9 @@ export async function createMcpServer(options: {
       "execute_code",
       { ...executeConfig, execution: { taskSupport: "optional" as const } },
       {
-        createTask: async ({ code, title }: ExecuteArgs, extra: CreateTaskRequestHandlerExtra) => {
+        // The task API types its arguments `unknown` for a schema object; the SDK parsed them with it.
+        createTask: async (args: unknown, extra: CreateTaskRequestHandlerExtra) => {
+          const { code, title } = args as ExecuteArgs;
           const task = await extra.taskStore.createTask({
             ttl: extra.taskRequestedTtl ?? null,
             pollInterval: TASK_POLL_MS,
@@ -247,9 +257,8 @@ export async function createMcpServer(options: {
           void runAsTask(task.taskId, { code, title });
           return { task };
         },
-        getTask: (_args: ExecuteArgs, extra: TaskRequestHandlerExtra) =>
-          extra.taskStore.getTask(extra.taskId),
-        getTaskResult: (_args: ExecuteArgs, extra: TaskRequestHandlerExtra) =>
+        getTask: (_args: unknown, extra: TaskRequestHandlerExtra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: (_args: unknown, extra: TaskRequestHandlerExtra) =>
           extra.taskStore.getTaskResult(extra.taskId) as Promise<CallToolResult>,
       },
     );
