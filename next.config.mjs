@@ -15,6 +15,7 @@ const nextConfig = {
     "quickjs-emscripten-core",
     "@jitl/quickjs-ng-wasmfile-release-sync",
     "typescript",
+    "esbuild",
   ],
   // Lint and type checks run in `npm test`; the build does not repeat them.
   typescript: { ignoreBuildErrors: true },

@@ -287,6 +287,8 @@ async function fairness(ours: Served): Promise<BenchReport> {
   };
 }
 
+const poolWorkers = (x: Record<string, unknown>) => (x.pool as { workers?: number } | undefined)?.workers ?? 0;
+
 async function parkedApprovals(ours: Served): Promise<BenchReport> {
   const parked = scaled(1000, 20);
   const parkClients = await Promise.all(Array.from({ length: 10 }, () => connect(ours, ours.keys.parked)));
@@ -341,7 +343,7 @@ async function parkedApprovals(ours: Served): Promise<BenchReport> {
       {
         metric: "RSS added by the parked actions",
         value: mib(after.rss - before.rss),
-        note: `${((after.rss - before.rss) / 1e6).toFixed(0)} MB (goal < 200 MB); pending approvals seen: ${(after as { pendingApprovals?: number }).pendingApprovals ?? "?"}`,
+        note: `${((after.rss - before.rss) / 1e6).toFixed(0)} MB (goal < 200 MB); pending approvals seen: ${(after as { pendingApprovals?: number }).pendingApprovals ?? "?"}; workers ${poolWorkers(before)} → ${poolWorkers(after)}`,
       },
       {
         metric: "of which the main thread's JS heap",
@@ -389,7 +391,7 @@ async function manyClients(ours: Served): Promise<BenchReport> {
   await new Promise((r) => setTimeout(r, 2_000));
   const end = await stats(ours);
   // Workers added beyond the pool's size under load retire after 10 s idle, taking their heaps.
-  const workers = (x: Record<string, unknown>) => (x.pool as { workers?: number } | undefined)?.workers ?? 0;
+  const workers = poolWorkers;
   const idleSince = performance.now();
   let settled = await stats(ours, "gc=1");
   while (workers(settled) > workers(start) && performance.now() - idleSince < 30_000) {

@@ -50,6 +50,7 @@ import {
   type WorkerInit,
   type WorkerOutcome,
 } from "./protocol";
+import { bundledWorkerEntry } from "./worker-build";
 
 /** What the guest sees when a host call fails: raised in the guest as a catchable error with these fields. */
 export interface GuestCallError {
@@ -280,7 +281,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const maxJobsPerWorker = options.maxJobsPerWorker ?? 1024;
   const graceMs = options.watchdogGraceMs ?? 250;
   const baseLimits = resolveLimits(options.defaultLimits, DEFAULT_LIMITS);
-  const entry = findWorkerEntry(options.workerEntry);
+  const source = findWorkerEntry(options.workerEntry);
+  const entry = source.endsWith(".ts") ? (bundledWorkerEntry(source) ?? source) : source;
   const tsxApi = findTsxApi();
   const idleRetireMs = 10_000;
 
