@@ -287,7 +287,8 @@ async function fairness(ours: Served): Promise<BenchReport> {
   };
 }
 
-const poolWorkers = (x: Record<string, unknown>) => (x.pool as { workers?: number } | undefined)?.workers ?? 0;
+const poolWorkers = (x: Record<string, unknown>) =>
+  (x.pool as { workers?: number } | undefined)?.workers ?? 0;
 
 async function parkedApprovals(ours: Served): Promise<BenchReport> {
   const parked = scaled(1000, 20);
