@@ -76,8 +76,9 @@ export interface HostCallControl {
   call?: unknown;
 }
 
-/** The guest call behind `HostCallControl.call`. */
+/** The guest call behind `HostCallControl.call`. It settles once, so it serves one binding. */
 class GuestCall {
+  used = false;
   constructor(
     readonly slot: Slot,
     readonly job: PendingJob,
@@ -655,6 +656,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       }
       if (here) {
         // Its caller's worker: no queue (the caller holds its place), no other worker to wake.
+        here.used = true;
         pending.deliver = { id: here.job.id, callId: here.callId };
         bindingsInPlace += 1;
         place(pending, here.slot);
@@ -775,6 +777,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     const caller = request.caller;
     const here =
       caller instanceof GuestCall &&
+      !caller.used &&
       masked.length === 0 &&
       caller.slot.alive &&
       caller.slot.jobs.get(caller.job.id) === caller.job
