@@ -153,6 +153,30 @@ export function spin() { calls += 1; while (true) {} }`;
   });
 });
 
+/**
+ * Starts `n` runs (input 0..n-1) whose `body` awaits `wait` from "toolstore/t", a host call that
+ * answers once `release()` is called, and gives them time to park.
+ */
+async function parkRuns(target: SandboxPool, n: number, body: string) {
+  let release: () => void = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const runs = Array.from({ length: n }, (_, i) =>
+    target.runAction({
+      code: `import { wait } from "toolstore/t";\nexport default async (input) => { ${body} }`,
+      input: i,
+      modules: { t: ["wait"] },
+      onCall: async () => {
+        await held;
+        return { ok: true, value: null };
+      },
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 200));
+  return { runs, release: () => release() };
+}
+
 describe("pool", () => {
   const noCalls = async () => ({ ok: true as const });
 
@@ -192,24 +216,12 @@ export default async (input) => { await wait({}); return [input, globalThis.leak
   });
 
   it("caps each run's memory on its own while runs of one key share a QuickJS instance", async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
     // Eight runs of the same key park on a host call, each holding 1 MiB of its own.
-    const waiting = Array.from({ length: 8 }, (_, i) =>
-      pool.runAction({
-        code: `import { wait } from "toolstore/t";
-export default async (input) => { const keep = new Uint8Array(1 << 20).fill(input); await wait({}); return keep[12345]; }`,
-        input: i + 1,
-        modules: { t: ["wait"] },
-        onCall: async () => {
-          await held;
-          return { ok: true, value: null };
-        },
-      }),
+    const { runs: waiting, release } = await parkRuns(
+      pool,
+      8,
+      "const keep = new Uint8Array(1 << 20).fill(input + 1); await wait({}); return keep[12345];",
     );
-    await new Promise((r) => setTimeout(r, 200));
     const MiB = 1024 * 1024;
     // Beside them, a run that allocates until it cannot: its own 64 MiB is the cap, not the
     // instance's maximum (16 runs' worth), so it gets at most 48 MiB more than the instance's start.
@@ -238,24 +250,8 @@ export default async (input) => { const keep = new Uint8Array(1 << 20).fill(inpu
     // One worker, so the parked runs and the runaway share an instance. Freeing the runaway's
     // runtime after its interrupt trips a QuickJS assertion that aborts the instance.
     const single = createSandboxPool({ workers: 1, maxWorkers: 1, watchdogGraceMs: 200 });
-    let release: () => void = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
+    const { runs: parked, release } = await parkRuns(single, 5, "await wait({}); return input;");
     try {
-      const parked = Array.from({ length: 5 }, (_, i) =>
-        single.runAction({
-          code: `import { wait } from "toolstore/t";
-export default async (input) => { await wait({}); return input; }`,
-          input: i,
-          modules: { t: ["wait"] },
-          onCall: async () => {
-            await held;
-            return { ok: true, value: null };
-          },
-        }),
-      );
-      await new Promise((r) => setTimeout(r, 200));
       const runaway = await single.runAction({
         code: "export default async () => { const f = () => Promise.resolve().then(f); f(); await new Promise(() => {}); }",
         modules: {},

@@ -115,12 +115,9 @@ function takesRuntimes(m: SharedModule): boolean {
   return !m.closed && !m.broken && m.quickjs.memory.buffer.byteLength <= init.retireAboveBytes;
 }
 
-function shareKeyOf(job: Job): string {
-  return job.kind === "binding" ? `binding:${warmKeyOf(job)}` : `action:${job.limits.memoryBytes}`;
-}
-
-async function leaseModule(job: Job): Promise<SharedModule> {
-  const shareKey = shareKeyOf(job);
+/** `warmKey`: a binding's (warmKeyOf), which start() has already computed. */
+async function leaseModule(job: Job, warmKey: string | undefined): Promise<SharedModule> {
+  const shareKey = warmKey === undefined ? `action:${job.limits.memoryBytes}` : `binding:${warmKey}`;
   // Fill the fullest instance with room first, so instances empty out and can go; an empty one
   // (no runtime left in it) may serve anyone with the same limit.
   let best: SharedModule | undefined;
@@ -949,15 +946,14 @@ async function start(id: number, job: Job, deliver?: { id: number; callId: numbe
   }
   let m: SharedModule;
   try {
-    m = await leaseModule(job);
+    m = await leaseModule(job, warmKey);
   } catch (error) {
     finish(r, { kind: "internal", message: `could not start a sandbox: ${String(error)}` });
     return;
   }
-  if (r.finished || m.broken) {
-    if (!m.broken) releaseModule(m, true);
-    if (!r.finished)
-      finish(r, { kind: "internal", message: "could not start a sandbox: its instance was lost" });
+  if (r.finished) {
+    // Cancelled while its instance was being made.
+    releaseModule(m, true);
     return;
   }
   r.module = m;
