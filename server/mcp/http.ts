@@ -1,12 +1,14 @@
 /**
  * The Streamable HTTP side of the MCP mount: Host and Origin check (server/http/request-guard.ts), API key on every request, body size
  * and per-key rate limits, and sessions that live in the database so that any instance can serve
- * a session's next request (each request builds its server and transport afresh). Answers that a
- * client gives to an approval elicitation are routed here by approval id, on whichever instance
- * they land, and so is notifications/cancelled (by the session and request id the run recorded):
- * the SDK's in-memory table of requests in flight is empty in a per-request server.
+ * a session's next request (an instance builds a server and transport for a session when it first
+ * sees it, and its later POSTs share them). Answers that a client gives to an approval elicitation
+ * are routed here by approval id, on whichever instance they land, and so is
+ * notifications/cancelled (by the session and request id the run recorded): the call it cancels
+ * may be running on another instance.
  */
 import { randomUUID } from "node:crypto";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   type ClientCapabilities,
@@ -19,7 +21,7 @@ import { createRequestGuard, type RequestGuard } from "../http/request-guard";
 import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
 import type { McpBackend } from "../services/mcp-backend";
 import { createTtlCache } from "../services/ttl-cache";
-import { checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
+import { abortRequestHandler, checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
 import { createMcpServer, ELICIT_ANSWERS, ELICIT_META_KEY } from "./server";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -49,6 +51,55 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
   // A client sends several requests per call, and each used to read its session row.
   const sessionRows = createTtlCache<Awaited<ReturnType<typeof readSession>>>(SESSION_CACHE_MS);
   const readSession = (id: string) => options.db.mcpSession.findUnique({ where: { id } });
+  const sessionServers = createSessionServers(options.backend, (identity, session) =>
+    openServer(identity, session),
+  );
+
+  async function openServer(
+    identity: ApiKeyIdentity,
+    session: ResumedSession | null,
+    parsedBody?: unknown,
+  ): Promise<ServedSession> {
+    const init = isInitializeRequest(parsedBody) ? parsedBody.params : undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: async (id) => {
+        await options.db.mcpSession.create({
+          data: {
+            id,
+            apiKeyId: identity.id,
+            capabilities: JSON.stringify(init?.capabilities ?? {}),
+            clientName: init?.clientInfo.name.slice(0, 100) ?? "",
+            clientVersion: init?.clientInfo.version.slice(0, 50) ?? "",
+          },
+        });
+      },
+      onsessionclosed: async (id) => {
+        sessionRows.forget(id);
+        sessionServers.forget(id);
+        await options.db.mcpSession.updateMany({
+          where: { id, closedAt: null },
+          data: { closedAt: new Date() },
+        });
+      },
+    });
+    if (session) resumeTransportSession(transport, session.id);
+    rewriteElicitationIds(transport);
+
+    const server = await createMcpServer({
+      identity,
+      sessionId: session?.id ?? "",
+      backend: options.backend,
+    });
+    if (session) {
+      restoreClientInfo(server, session.capabilities, {
+        name: session.clientName,
+        version: session.clientVersion,
+      });
+    }
+    await server.connect(transport);
+    return { server, transport };
+  }
 
   return async function handleMcp(req: Request): Promise<Response> {
     const verdict = guard.check(req);
@@ -95,15 +146,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
 
     const sessionHeader = req.headers.get("mcp-session-id");
     await routeCancellations(parsedBody, identity, sessionHeader ?? "", options.backend);
-    let session: {
-      id: string;
-      capabilities: ClientCapabilities;
-      clientName: string;
-      clientVersion: string;
-    } | null = null;
+    let session: ResumedSession | null = null;
     if (sessionHeader) {
       const row = await sessionRows.get(sessionHeader, () => readSession(sessionHeader));
       if (!row || row.closedAt || row.apiKeyId !== identity.id) {
+        sessionServers.forget(sessionHeader);
         return jsonError(404, -32001, "Session not found: initialize a new MCP session.");
       }
       session = {
@@ -118,48 +165,101 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
       }
     }
 
-    const init = isInitializeRequest(parsedBody) ? parsedBody.params : undefined;
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: async (id) => {
-        await options.db.mcpSession.create({
-          data: {
-            id,
-            apiKeyId: identity.id,
-            capabilities: JSON.stringify(init?.capabilities ?? {}),
-            clientName: init?.clientInfo.name.slice(0, 100) ?? "",
-            clientVersion: init?.clientInfo.version.slice(0, 50) ?? "",
-          },
-        });
-      },
-      onsessionclosed: async (id) => {
-        sessionRows.forget(id);
-        await options.db.mcpSession.updateMany({
-          where: { id, closedAt: null },
-          data: { closedAt: new Date() },
-        });
-      },
-    });
-    if (session) resumeTransportSession(transport, session.id);
-    rewriteElicitationIds(transport);
-
-    const server = await createMcpServer({
-      identity,
-      sessionId: session?.id ?? "",
-      backend: options.backend,
-    });
-    if (session) {
-      restoreClientInfo(server, session.capabilities, {
-        name: session.clientName,
-        version: session.clientVersion,
-      });
+    // A session's POSTs share one server and transport on this instance (a parked call then costs
+    // its request, not a whole server). The first request of a session, and a GET stream, get
+    // their own, as does a request whose key or mounted modules changed since the server was built.
+    if (session && req.method === "POST") {
+      const served = await sessionServers.open(identity, session);
+      const ids = requestIds(parsedBody);
+      // A client that goes away cancels its calls: their handlers are aborted as by a
+      // notifications/cancelled, which cancels the runs, and their pending approvals expire.
+      const abort = () => {
+        for (const id of ids) abortRequestHandler(served.server, id, "the client disconnected");
+      };
+      req.signal.addEventListener("abort", abort, { once: true });
+      const response = await served.transport.handleRequest(req, { parsedBody });
+      if (req.signal.aborted) abort();
+      return response;
     }
-    await server.connect(transport);
-    // A client that goes away cancels its call: closing the transport aborts the tool handler,
-    // which cancels the run, and the run's pending approvals expire instead of lingering.
+    const { transport } = await openServer(identity, session, parsedBody);
+    // Closing this request's own transport aborts its handlers, as above.
     req.signal.addEventListener("abort", () => void transport.close().catch(() => {}), { once: true });
     return transport.handleRequest(req, { parsedBody });
   };
+}
+
+interface ResumedSession {
+  id: string;
+  capabilities: ClientCapabilities;
+  clientName: string;
+  clientVersion: string;
+}
+
+interface ServedSession {
+  server: McpServer;
+  transport: WebStandardStreamableHTTPServerTransport;
+}
+
+/** Sessions kept warm on one instance: at most this many, each at most this long unused. */
+const SESSION_SERVERS_MAX = 1_000;
+const SESSION_SERVER_IDLE_MS = 5 * 60_000;
+
+/**
+ * One server and transport per MCP session on this instance, rebuilt when what it was built from
+ * (the key's identity, the description of its mounted modules) has changed. Dropping one never
+ * ends a request: a request in flight holds its server until it answers.
+ */
+function createSessionServers(
+  backend: McpBackend,
+  open: (identity: ApiKeyIdentity, session: ResumedSession) => Promise<ServedSession>,
+) {
+  /** In the order of last use, oldest first. */
+  const entries = new Map<string, { stamp: string; usedAt: number; served: Promise<ServedSession> }>();
+  return {
+    async open(identity: ApiKeyIdentity, session: ResumedSession): Promise<ServedSession> {
+      const { toolDescription, capabilities } = await backend.describe(identity);
+      const stamp = `${JSON.stringify(identity)}\n${toolDescription}\n${capabilitiesStamp(capabilities)}`;
+      const now = Date.now();
+      const hit = entries.get(session.id);
+      entries.delete(session.id);
+      if (hit && hit.stamp === stamp) {
+        hit.usedAt = now;
+        entries.set(session.id, hit);
+        return hit.served;
+      }
+      for (const [id, entry] of entries) {
+        if (entries.size < SESSION_SERVERS_MAX && now - entry.usedAt < SESSION_SERVER_IDLE_MS) break;
+        entries.delete(id);
+      }
+      const entry = { stamp, usedAt: now, served: open(identity, session) };
+      entries.set(session.id, entry);
+      entry.served.catch(() => {
+        if (entries.get(session.id) === entry) entries.delete(session.id);
+      });
+      return entry.served;
+    },
+    forget(id: string) {
+      entries.delete(id);
+    },
+  };
+}
+
+/** The capabilities document as text, once per value the backend's description cache hands out. */
+const capabilityStamps = new WeakMap<object, string>();
+function capabilitiesStamp(capabilities: unknown): string {
+  if (!capabilities || typeof capabilities !== "object") return JSON.stringify(capabilities ?? null);
+  let stamp = capabilityStamps.get(capabilities);
+  if (stamp === undefined) {
+    stamp = JSON.stringify(capabilities);
+    capabilityStamps.set(capabilities, stamp);
+  }
+  return stamp;
+}
+
+/** The JSON-RPC request ids in a POST body (notifications and responses have none to cancel). */
+function requestIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.filter(isJSONRPCRequest).map((m) => m.id);
 }
 
 /**

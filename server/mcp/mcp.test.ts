@@ -16,7 +16,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
-import { createApiKey, revokeApiKey } from "../services/api-keys";
+import { createApiKey, KEY_CACHE_MS, revokeApiKey } from "../services/api-keys";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "../services/engine";
 import { createEventBus, type EventBus } from "../services/events";
 import { createMcpBackend } from "../services/mcp-backend";
@@ -522,5 +522,79 @@ describe("cancellation", () => {
       status = (await db.approval.findUnique({ where: { id: approvalId as string } }))?.status ?? "missing";
     }
     expect(status).toBe("expired");
+  });
+
+  it("[MCP]: a session's requests share one server, yet a dropped request cancels only its own run", async () => {
+    const apiKey = await key("default");
+    const { client, transport } = await connect(urlOf(0), apiKey);
+    const code = (name: string) => `import { save } from "toolstore/assets";
+      export default async function () { return await save({ data_base64: "iVBORw0KGgo=", name: "${name}" }); }`;
+    const waitingFor = async (name: string) => {
+      for (let i = 0; i < 100; i++) {
+        const row = await db.approval.findFirst({
+          where: { status: "pending", argsSnapshot: { contains: name } },
+        });
+        if (row) return row.id;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no approval for ${name}`);
+    };
+    const kept = client
+      .callTool({ name: "execute_code", arguments: { code: code("kept-call") } }, undefined, {
+        timeout: 60_000,
+      })
+      .catch(() => "closed");
+    const keptApproval = await waitingFor("kept-call");
+    // The same session's second call, on an HTTP request of its own that the client then drops.
+    const dropped = new AbortController();
+    const raw = fetch(urlOf(0), {
+      method: "POST",
+      signal: dropped.signal,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": transport.sessionId as string,
+        "mcp-protocol-version": transport.protocolVersion as string,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "raw-1",
+        method: "tools/call",
+        params: { name: "execute_code", arguments: { code: code("dropped-call") } },
+      }),
+    }).catch(() => "aborted");
+    const droppedApproval = await waitingFor("dropped-call");
+    dropped.abort();
+    await raw;
+    let status = "pending";
+    for (let i = 0; i < 50 && status === "pending"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await db.approval.findUnique({ where: { id: droppedApproval } }))?.status ?? "missing";
+    }
+    expect(status).toBe("expired");
+    // The sibling call of the same session still waits for its human.
+    expect((await db.approval.findUnique({ where: { id: keptApproval } }))?.status).toBe("pending");
+    await client.close();
+    expect(await kept).toBe("closed");
+  });
+
+  it("[MCP]: a session's server follows a change of its key's mounted modules", async () => {
+    const { key: apiKey, id } = await createApiKey(db, userId, {
+      name: "modules-change",
+      mode: "default",
+      modules: ["calculator"],
+    });
+    const { client } = await connect(urlOf(0), apiKey);
+    const describe = async () =>
+      (await client.listTools()).tools.find((t) => t.name === "execute_code")?.description ?? "";
+    expect(await describe()).toContain("toolstore/calculator");
+    expect(await describe()).not.toContain("toolstore/units");
+    await db.apiKey.update({ where: { id }, data: { modules: JSON.stringify(["units"]) } });
+    await new Promise((r) => setTimeout(r, KEY_CACHE_MS + 1_100));
+    const after = await describe();
+    expect(after).toContain("toolstore/units");
+    expect(after).not.toContain("toolstore/calculator");
+    await client.close();
   });
 });

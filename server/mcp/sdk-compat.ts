@@ -1,9 +1,11 @@
 /**
- * The MCP SDK's private fields ToolStore sets, in one place. Sessions live in the database, so a
- * request on any instance builds a fresh server and transport and must mark them as belonging to
- * a session initialized earlier; the SDK has no public API for that (1.32.x). `checkSdkCompat`
- * runs when the MCP handler is created and fails the start with a clear message if the installed
- * SDK is not a tested version or the fields are gone, instead of failing on the first request.
+ * The MCP SDK's private fields ToolStore uses, in one place. Sessions live in the database, so an
+ * instance that first sees a session builds a server and transport for it and must mark them as
+ * belonging to a session initialized earlier; the session's requests then share them, so one
+ * request's handler is aborted alone when its client goes away. The SDK has no public API for
+ * either (1.32.x). `checkSdkCompat` runs when the MCP handler is created and fails the start with
+ * a clear message if the installed SDK is not a tested version or the fields are gone, instead of
+ * failing on the first request.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -37,6 +39,18 @@ export function restoreClientInfo(
   });
 }
 
+/**
+ * Abort the handler of one request, as the SDK does on notifications/cancelled: a session's
+ * requests share a transport, so a client that drops one request must not close it for all.
+ */
+export function abortRequestHandler(server: McpServer | Server, requestId: string | number, reason: string) {
+  const inner = server instanceof Server ? server : server.server;
+  const controllers = (
+    inner as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
+  )._requestHandlerAbortControllers;
+  controllers?.get(requestId)?.abort(reason);
+}
+
 /** The installed SDK's version, read from its package.json when it can be found. */
 export function installedSdkVersion(root = process.cwd()): string | null {
   try {
@@ -63,6 +77,8 @@ export function checkSdkCompat(version: string | null = installedSdkVersion()): 
   restoreClientInfo(server, { elicitation: {} }, { name: "probe-client", version: "1" });
   const ok =
     typeof fields._initialized === "boolean" &&
+    (server as unknown as { _requestHandlerAbortControllers?: unknown })
+      ._requestHandlerAbortControllers instanceof Map &&
     server.getClientCapabilities()?.elicitation !== undefined &&
     server.getClientVersion()?.name === "probe-client";
   if (!ok) {
