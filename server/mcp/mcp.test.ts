@@ -586,13 +586,13 @@ describe("cancellation", () => {
       modules: ["calculator"],
     });
     const { client } = await connect(urlOf(0), apiKey);
-    const describe = async () =>
+    const toolDescription = async () =>
       (await client.listTools()).tools.find((t) => t.name === "execute_code")?.description ?? "";
-    expect(await describe()).toContain("toolstore/calculator");
-    expect(await describe()).not.toContain("toolstore/units");
+    expect(await toolDescription()).toContain("toolstore/calculator");
+    expect(await toolDescription()).not.toContain("toolstore/units");
     await db.apiKey.update({ where: { id }, data: { modules: JSON.stringify(["units"]) } });
     await new Promise((r) => setTimeout(r, KEY_CACHE_MS + 1_100));
-    const after = await describe();
+    const after = await toolDescription();
     expect(after).toContain("toolstore/units");
     expect(after).not.toContain("toolstore/calculator");
     await client.close();

@@ -67,6 +67,47 @@ export function spin() { calls += 1; while (true) {} }`;
     }
   });
 
+  it("sends a toolset's code to a worker once, then names it by id; other code of the same size is other code", async () => {
+    const padding = `// ${"x".repeat(2_000)}`;
+    const codeOf = (letter: string) => `${padding}\nexport function which() { return "${letter}"; }`;
+    const single = createSandboxPool({ workers: 1, maxWorkers: 1 });
+    const call = (letter: string, A = "1") =>
+      single.runBinding({
+        code: codeOf(letter),
+        exportName: "which",
+        args: [],
+        env: { A },
+        allowedHosts: [],
+        timeoutMs: 2_000,
+      });
+    try {
+      const values = [];
+      for (const [letter, A] of [
+        ["a", "1"],
+        ["b", "1"],
+        ["a", "2"],
+        ["a", "1"],
+        ["b", "2"],
+      ] as const) {
+        values.push((await call(letter, A)) as { value?: unknown });
+      }
+      expect(values.map((v) => v.value)).toEqual(["a", "b", "a", "a", "b"]);
+      // Two codes went to the one worker, once each; short code is always sent with the job.
+      expect(single.stats().bindingCodeSent).toBe(2);
+      await single.runBinding({
+        code: "export const f = () => 1;",
+        exportName: "f",
+        args: [],
+        env: {},
+        allowedHosts: [],
+        timeoutMs: 2_000,
+      });
+      expect(single.stats().bindingCodeSent).toBe(2);
+    } finally {
+      await single.close();
+    }
+  });
+
   it("calls the export with positional arguments and returns its value", async () => {
     const r = await binding("export function add(a, b = 10) { return a + b; }", "add", [1]);
     expect(r).toMatchObject({ ok: true, value: 11 });

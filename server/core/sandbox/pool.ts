@@ -41,6 +41,7 @@ import { createEgressFetch, type HmacRequest, hmacWithSecret, redactSecrets } fr
 import { type HostFetchRequest, isHostAllowed } from "./host-fetch";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import {
+  type BindingJob,
   type FromWorker,
   type Job,
   type SandboxError,
@@ -125,6 +126,8 @@ export interface SandboxPoolStats {
   jobsStarted: number;
   /** TypeScript binding calls run in the worker of the action that called them. */
   bindingsInPlace: number;
+  /** Copies of toolset code sent to workers (each worker gets a toolset's code once). */
+  bindingCodeSent: number;
   /** QuickJS disposals that failed inside workers (a leaked handle); zero in a healthy pool. */
   disposeFailures: number;
 }
@@ -213,7 +216,15 @@ interface Slot {
   isReady: boolean;
   lastError?: string;
   ready: Promise<void>;
+  /** Ids of the binding code this worker was sent (`BindingJob.codeId`). */
+  codes: Set<number>;
 }
+
+/** Binding code at least this long goes to each worker once, then by id. */
+const CODE_BY_ID_MIN_CHARS = 1024;
+/** Code ids one worker is sent at most; further code goes with every job. */
+const MAX_CODES_PER_WORKER = 256;
+const MAX_CODE_IDS = 1000;
 
 const MAX_START_FAILURES = 3;
 const JOB_ENDED = Object.freeze({ name: "JobEnded", message: "the sandbox job ended" });
@@ -299,8 +310,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let startFailures = 0;
   let jobsStarted = 0;
   let bindingsInPlace = 0;
+  let bindingCodeSent = 0;
   let disposeFailures = 0;
   let queueTimeouts = 0;
+  /** Binding code by content, for `BindingJob.codeId` (ids are never reused). */
+  const codeIds = new Map<string, number>();
+  let nextCodeId = 0;
 
   function spawn(key: string | undefined): Slot {
     const sab = new SharedArrayBuffer(WATCHDOG_BYTES);
@@ -331,6 +346,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       watchdogIds: new Int32Array(sab),
       alive: true,
       isReady: false,
+      codes: new Set(),
       ready: new Promise<void>((r) => {
         markReady = r;
       }),
@@ -606,12 +622,29 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     slot.worker.ref();
     jobsStarted += 1;
     const queuedMs = Date.now() - job.startedAt;
+    const sent = job.job.kind === "binding" ? byCodeId(slot, job.job) : job.job;
     send(slot, {
       t: "start",
       id: job.id,
-      job: queuedMs > 0 ? { ...job.job, queuedMs } : job.job,
+      job: queuedMs > 0 ? { ...sent, queuedMs } : sent,
       ...(job.deliver ? { deliver: job.deliver } : {}),
     });
+  }
+
+  /** A toolset's code (tens of KiB) is copied to a worker once, not on every call. */
+  function byCodeId(slot: Slot, job: BindingJob): BindingJob {
+    if (job.code.length < CODE_BY_ID_MIN_CHARS) return job;
+    let id = codeIds.get(job.code);
+    if (id === undefined) {
+      if (codeIds.size >= MAX_CODE_IDS) codeIds.clear();
+      id = ++nextCodeId;
+      codeIds.set(job.code, id);
+    }
+    if (slot.codes.has(id)) return { ...job, code: "", codeId: id };
+    bindingCodeSent += 1;
+    if (slot.codes.size >= MAX_CODES_PER_WORKER) return job;
+    slot.codes.add(id);
+    return { ...job, codeId: id };
   }
 
   function unqueue(job: PendingJob): boolean {
@@ -838,6 +871,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         workersReplaced,
         jobsStarted,
         bindingsInPlace,
+        bindingCodeSent,
       };
     },
     async close() {

@@ -43,6 +43,11 @@ export interface BindingJob extends JobBase {
   argsJson: string;
   /** JSON text of the `env` record. */
   envJson: string;
+  /**
+   * The pool's id for `code`. The worker keeps the code of each id it is sent, and a later job
+   * with the same id comes with `code` empty.
+   */
+  codeId?: number;
 }
 
 export type Job = ActionJob | BindingJob;

@@ -246,8 +246,12 @@ let warmCount = 0;
 function warmKeyOf(job: Job): string | undefined {
   if (job.kind !== "binding") return undefined;
   const { limits } = job;
-  return JSON.stringify([job.code, job.envJson, limits]);
+  // By id when the pool gave one: a toolset's code is tens of KiB, costly to escape and hash per call.
+  return JSON.stringify([job.codeId ?? job.code, job.envJson, limits]);
 }
+
+/** Binding code the pool sent with an id (it sends each at most once, and a bounded number). */
+const codes = new Map<number, string>();
 
 function disposeWarm(w: WarmContext): void {
   let healthy = true;
@@ -927,6 +931,18 @@ async function start(id: number, job: Job, deliver?: { id: number; callId: numbe
     finished: false,
   };
   running.set(id, r);
+  if (job.kind === "binding" && job.codeId !== undefined) {
+    // The pool sends a toolset's code to a worker once; later calls name it by id.
+    if (job.code) codes.set(job.codeId, job.code);
+    else {
+      const known = codes.get(job.codeId);
+      if (known === undefined) {
+        finish(r, { kind: "internal", message: `the worker has no code for id ${job.codeId}` });
+        return;
+      }
+      job.code = known;
+    }
+  }
   const warmKey = warmKeyOf(job);
   const warm = warmKey === undefined ? undefined : takeWarm(warmKey);
   if (warm && warmKey !== undefined) {
