@@ -2,8 +2,9 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { sqltag as sql } from "@prisma/client/runtime/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "../db";
+import { createDb, type Db, rawStatement, runBatch } from "../db";
 import { deployMigrations } from "./migrate";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-sqlite-worker-"));
@@ -86,5 +87,37 @@ describe("SQLite on a worker thread", () => {
     const read = await db.imageAsset.findUniqueOrThrow({ where: { id: asset.id } });
     expect(Buffer.isBuffer(read.bytes) || read.bytes instanceof Uint8Array).toBe(true);
     expect(Buffer.from(read.bytes).equals(bytes)).toBe(true);
+  });
+
+  it("a batch of raw statements in one round trip binds what Prisma's batch binds, and is one transaction", async () => {
+    const at = new Date("2026-12-01T10:11:12.345Z");
+    const row = (id: string) =>
+      rawStatement(
+        db,
+        sql`INSERT INTO "GateDecisionRecord" ("id", "runId", "sessionId", "capability", "category", "decision",
+          "reason", "ruleId", "approvalId", "argsHash", "ms", "createdAt")
+          VALUES (${id}, ${null}, ${"s"}, ${"c.x"}, ${"read"}, ${"allow"}, ${""}, ${null}, ${undefined}, ${"h"}, ${7}, ${at})`,
+      );
+    // The one-message path, and Prisma's own batch of the same statements.
+    expect(await runBatch(db, [row("via-batch")])).toEqual([1]);
+    expect(await db.$transaction([row("via-prisma")])).toEqual([1]);
+    const stored = await db.$queryRaw<Record<string, unknown>[]>(
+      sql`SELECT "id", typeof("ms") AS ms, typeof("createdAt") AS t, "createdAt", typeof("approvalId") AS a
+          FROM "GateDecisionRecord" WHERE "id" IN ('via-batch', 'via-prisma') ORDER BY "id" DESC`,
+    );
+    const [batched, prisma] = stored.map(({ id: _, ...rest }) => rest);
+    expect(batched).toEqual(prisma);
+    // Committed: another connection to the file sees the rows, and the next batch can begin.
+    const other = createDb({ provider: "sqlite", url: file });
+    try {
+      const read = await other.gateDecisionRecord.findUniqueOrThrow({ where: { id: "via-batch" } });
+      expect(read).toMatchObject({ ms: 7, createdAt: at, approvalId: null, ruleId: null });
+    } finally {
+      await other.$disconnect();
+    }
+    expect(await runBatch(db, [row("second-batch")])).toEqual([1]);
+    // A failing statement rolls the whole batch back.
+    await expect(runBatch(db, [row("rolled-back-row"), row("via-batch")])).rejects.toThrow();
+    expect(await db.gateDecisionRecord.findUnique({ where: { id: "rolled-back-row" } })).toBeNull();
   });
 });

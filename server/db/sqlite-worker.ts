@@ -78,6 +78,26 @@ parentPort.on("message", async (m) => {
       case "createSavepoint":
       case "rollbackToSavepoint":
       case "releaseSavepoint": value = await target(m, adapter)[m.op](m.name); break;
+      case "batch": {
+        // Prisma's batch transaction, in one message: the adapter calls its transaction manager
+        // makes (the adapter's commit and rollback only release its lock; COMMIT is a statement).
+        const tx = await adapter.startTransaction();
+        const phantom = tx.options.usePhantomQuery;
+        const statement = (sql) => ({ sql, args: [], argTypes: [] });
+        value = [];
+        try {
+          for (const query of m.queries) value.push(await tx.executeRaw(query));
+          if (!phantom) await tx.executeRaw(statement("COMMIT"));
+        } catch (e) {
+          try {
+            if (!phantom) await tx.executeRaw(statement("ROLLBACK"));
+          } catch {}
+          await tx.rollback();
+          throw e;
+        }
+        await tx.commit();
+        break;
+      }
       case "dispose": value = await adapter.dispose(); break;
       default: throw new Error("unknown operation " + m.op);
     }
@@ -235,6 +255,15 @@ class WorkerTransaction extends Queryable implements Transaction {
 }
 
 class WorkerSqliteAdapter extends Queryable implements SqlDriverAdapter {
+  /**
+   * Runs statements in one transaction as Prisma's batch `$transaction([...])` would (start,
+   * each statement, commit; rollback on an error), in one round trip to the thread instead of
+   * one per statement. Resolves to each statement's count of changed rows.
+   */
+  executeBatch(queries: SqlQuery[]): Promise<number[]> {
+    return this.thread.call<number[]>({ op: "batch", queries });
+  }
+
   executeScript(script: string): Promise<void> {
     return this.thread.call({ op: "executeScript", script });
   }
@@ -247,7 +276,10 @@ class WorkerSqliteAdapter extends Queryable implements SqlDriverAdapter {
     return new WorkerTransaction(this.thread, id, options);
   }
 
+  disposed = false;
+
   dispose(): Promise<void> {
+    this.disposed = true;
     return this.thread.close();
   }
 }
@@ -262,10 +294,18 @@ export class PrismaWorkerSqlite implements SqlDriverAdapterFactory {
     this.#config = config;
   }
 
+  #adapter: WorkerSqliteAdapter | undefined;
+
   async connect(): Promise<SqlDriverAdapter> {
     const adapter = new WorkerSqliteAdapter(new SqliteThread(this.#config));
     // Open the connection now, so a bad path fails here rather than at the first query.
     await adapter.executeScript("SELECT 1");
+    this.#adapter = adapter;
     return adapter;
+  }
+
+  /** The connection Prisma has open (`executeBatch`), if it has one. */
+  get connected(): WorkerSqliteAdapter | undefined {
+    return this.#adapter?.disposed ? undefined : this.#adapter;
   }
 }

@@ -13,11 +13,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { join, sqltag as sql } from "@prisma/client/runtime/client";
-import type { Db } from "../../db";
+import { type Db, rawStatement, type Statement } from "../../db";
 import type { AuditEntryRow } from "../audit-log";
-
-/** A statement for `db.$transaction([...])` (Prisma runs it when the batch runs). */
-type Statement = ReturnType<Db["$executeRaw"]>;
 
 export interface RunRow {
   id: string;
@@ -45,24 +42,33 @@ export interface RunEnd {
 
 export function insertRun(db: Db, r: RunRow): Statement {
   const end = r.end;
-  return db.$executeRaw(sql`INSERT INTO "ActionRun" ("id", "sessionId", "surface", "userId", "apiKeyId",
+  return rawStatement(
+    db,
+    sql`INSERT INTO "ActionRun" ("id", "sessionId", "surface", "userId", "apiKeyId",
     "title", "code", "mode", "status", "errorKind", "envelope", "instanceId", "startedAt", "finishedAt",
     "durationMs", "mcpRequestId") VALUES (${r.id}, ${r.sessionId}, ${r.surface}, ${r.userId}, ${r.apiKeyId},
     ${r.title}, ${r.code}, ${r.mode}, ${end?.status ?? "running"}, ${end?.errorKind ?? null},
     ${end?.envelope ?? null}, ${r.instanceId}, ${r.startedAt}, ${end?.finishedAt ?? null},
-    ${end?.durationMs ?? null}, ${r.mcpRequestId})`);
+    ${end?.durationMs ?? null}, ${r.mcpRequestId})`,
+  );
 }
 
 export function finishRun(db: Db, id: string, end: RunEnd): Statement {
-  return db.$executeRaw(sql`UPDATE "ActionRun" SET "status" = ${end.status}, "errorKind" = ${end.errorKind},
+  return rawStatement(
+    db,
+    sql`UPDATE "ActionRun" SET "status" = ${end.status}, "errorKind" = ${end.errorKind},
     "envelope" = ${end.envelope}, "durationMs" = ${end.durationMs}, "finishedAt" = ${end.finishedAt}
-    WHERE "id" = ${id}`);
+    WHERE "id" = ${id}`,
+  );
 }
 
 /** queued <-> running, only while the run has not ended. */
 export function setRunQueued(db: Db, id: string, queued: boolean): Statement {
-  return db.$executeRaw(sql`UPDATE "ActionRun" SET "status" = ${queued ? "queued" : "running"}
-    WHERE "id" = ${id} AND "status" IN ('running', 'queued')`);
+  return rawStatement(
+    db,
+    sql`UPDATE "ActionRun" SET "status" = ${queued ? "queued" : "running"}
+    WHERE "id" = ${id} AND "status" IN ('running', 'queued')`,
+  );
 }
 
 export interface EventRow {
@@ -72,7 +78,8 @@ export interface EventRow {
 
 export function insertEvents(db: Db, rows: EventRow[]): Statement {
   const at = new Date();
-  return db.$executeRaw(
+  return rawStatement(
+    db,
     sql`INSERT INTO "Event" ("type", "payload", "createdAt") VALUES ${join(
       rows.map((e) => sql`(${e.type}, ${e.payload}, ${at})`),
     )}`,
@@ -94,7 +101,8 @@ export interface DecisionRow {
 }
 
 export function insertDecisions(db: Db, rows: DecisionRow[]): Statement {
-  return db.$executeRaw(
+  return rawStatement(
+    db,
     sql`INSERT INTO "GateDecisionRecord" ("id", "runId", "sessionId", "capability", "category", "decision",
       "reason", "ruleId", "approvalId", "argsHash", "ms", "createdAt") VALUES ${join(
         rows.map(
@@ -110,7 +118,8 @@ export function insertDecisions(db: Db, rows: DecisionRow[]): Statement {
 export type AuditRow = Omit<AuditEntryRow, "id">;
 
 export function insertAuditEntries(db: Db, rows: AuditRow[]): Statement {
-  return db.$executeRaw(
+  return rawStatement(
+    db,
     sql`INSERT INTO "AuditEntry" ("id", "seq", "at", "actorType", "actorId", "actorName", "action", "target",
       "before", "after", "detail", "prevHash", "hash") VALUES ${join(
         rows.map(

@@ -15,7 +15,7 @@
  * Batch (non-interactive) transactions are safe on the shared SQLite connection. If a batch
  * fails, its writes are retried one by one, so a bad row fails only its own caller.
  */
-import type { Db } from "../../db";
+import { type Db, runBatch } from "../../db";
 
 /** A deferred Prisma operation: built when the batch runs, so it can be built again for a retry. */
 export type WriteOp<T> = () => PromiseLike<T>;
@@ -71,8 +71,10 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
     const [only] = batch;
     if (batch.length === 1 && only) return runAlone(only);
     try {
-      // biome-ignore lint/suspicious/noExplicitAny: Prisma's batch API takes its own promise type.
-      const results = await db.$transaction(batch.map((p) => p.op()) as any[]);
+      const results = await runBatch(
+        db,
+        batch.map((p) => p.op()),
+      );
       for (const [i, p] of batch.entries()) p.resolve(results[i]);
     } catch {
       for (const p of batch) await runAlone(p);
