@@ -5,6 +5,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Sql } from "@prisma/client/runtime/client";
 import type { ArgType, SqlQuery } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { PrismaClient as PgPrismaClient } from "./db/generated/postgresql/client";
 import { PrismaClient } from "./db/generated/sqlite/client";
 import { type DbTarget, parseDatabaseUrl, pgConfigFromUrl } from "./db/provider";
@@ -27,11 +28,19 @@ const SQLITE_SETUP = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAG
 
 const targets = new WeakMap<Db, DbTarget>();
 const sqliteAdapters = new WeakMap<Db, PrismaWorkerSqlite>();
+const pgPools = new WeakMap<Db, pg.Pool>();
 
 export function createDb(target: DbTarget): Db {
   let db: Db;
   if (target.provider === "postgresql") {
-    db = new PgPrismaClient({ adapter: new PrismaPg(pgConfigFromUrl(target.url)) }) as unknown as Db;
+    // The client's own pool, kept here too for `runBatch`; $disconnect ends it.
+    const pool = new pg.Pool(pgConfigFromUrl(target.url));
+    // The same pg module at run time; the adapter's types come from its own copy of @types/pg.
+    const adapter = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0], {
+      disposeExternalPool: true,
+    });
+    db = new PgPrismaClient({ adapter }) as unknown as Db;
+    pgPools.set(db, pool);
   } else {
     const adapter = new PrismaWorkerSqlite({
       url: target.url,
@@ -50,6 +59,11 @@ export function sqliteConnection(db: Db) {
   return sqliteAdapters.get(db)?.connected;
 }
 
+/** The pool of a PostgreSQL client (which `runBatch` sends its one-query batches to). */
+export function pgPool(db: Db): pg.Pool | undefined {
+  return pgPools.get(db);
+}
+
 /** A statement for `runBatch` or `db.$transaction([...])` (Prisma runs it when the batch runs). */
 export type Statement = ReturnType<Db["$executeRaw"]>;
 
@@ -63,18 +77,61 @@ export function rawStatement(db: Db, query: Sql): Statement {
 }
 
 /**
- * Runs statements as one batch transaction, as `db.$transaction(statements)` does. On SQLite, a
- * batch of `rawStatement`s goes to the connection's thread in one message instead of one per
- * statement (plus begin and commit): the same adapter calls, and the same values bound.
+ * Runs statements as one batch transaction, as `db.$transaction(statements)` does, and resolves
+ * to each one's count of changed rows. A batch of `rawStatement`s takes one round trip instead of
+ * one per statement plus begin and commit:
+ * - SQLite: one message to the connection's thread, with the same adapter calls and bindings;
+ * - PostgreSQL: one simple query whose statements PostgreSQL runs as one implicit transaction
+ *   (all or nothing), with the values written as literals by pg's `escapeLiteral` and dates as
+ *   Prisma's pg adapter formats them.
+ * A failed batch rejects with the driver's error (the write batcher then retries each statement
+ * through Prisma, which names the error).
  */
 export async function runBatch(db: Db, statements: PromiseLike<unknown>[]): Promise<unknown[]> {
   const connection = sqliteConnection(db);
-  const queries = connection ? statements.map((s) => toSqlQuery(rawQueries.get(s))) : [];
-  if (connection && queries.every((q) => q !== undefined)) {
-    return connection.executeBatch(queries as SqlQuery[]);
+  if (connection) {
+    const queries = statements.map((s) => toSqlQuery(rawQueries.get(s)));
+    if (queries.every((q) => q !== undefined)) return connection.executeBatch(queries as SqlQuery[]);
+  }
+  const pool = pgPool(db);
+  if (pool && !pool.ended && statements.length > 1) {
+    const texts = statements.map((s) => inlinedPgSql(rawQueries.get(s)));
+    if (texts.every((t) => t !== undefined)) {
+      const results = (await pool.query(texts.join(";\n"))) as unknown as pg.QueryResult | pg.QueryResult[];
+      return (Array.isArray(results) ? results : [results]).map((r) => r.rowCount ?? 0);
+    }
   }
   // biome-ignore lint/suspicious/noExplicitAny: Prisma's batch API takes its own promise type.
   return db.$transaction(statements as any[]);
+}
+
+/** The statement with its values as PostgreSQL literals, or undefined for a value it cannot write. */
+function inlinedPgSql(query: Sql | undefined): string | undefined {
+  if (!query) return undefined;
+  let text = query.strings[0] ?? "";
+  for (const [i, value] of query.values.entries()) {
+    const literal = pgLiteral(value);
+    if (literal === undefined) return undefined;
+    text += literal + (query.strings[i + 1] ?? "");
+  }
+  return text;
+}
+
+function pgLiteral(value: unknown): string | undefined {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "string") return value.includes("\0") ? undefined : pg.escapeLiteral(value);
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === "bigint") return String(value);
+  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return pg.escapeLiteral(pgDateTime(value));
+  return undefined;
+}
+
+/** As @prisma/adapter-pg writes a DateTime parameter (UTC, milliseconds when there are any). */
+function pgDateTime(date: Date): string {
+  const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+  const ms = date.getUTCMilliseconds();
+  return `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}${ms ? `.${pad(ms, 3)}` : ""}`;
 }
 
 /** A raw query as Prisma hands it to the SQLite adapter (whose mapArg formats dates and booleans). */

@@ -4,9 +4,10 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { sqltag as sql } from "@prisma/client/runtime/client";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "../db";
+import { createDb, type Db, pgPool, rawStatement, runBatch } from "../db";
 import { completeSetup, createSession, issueSetupToken, sessionUser } from "../services/auth";
 import { startServerEngine } from "../services/engine";
 import { createEventBus } from "../services/events";
@@ -131,6 +132,49 @@ describe.runIf(!!baseUrl)("PostgreSQL", () => {
       );
     } finally {
       await engine.shutdown();
+    }
+  });
+
+  it("a batch of raw statements is one query that writes what Prisma's batch writes, all or nothing", async () => {
+    const pool = pgPool(db) as pg.Pool;
+    const sent: string[] = [];
+    const query = pool.query.bind(pool);
+    // biome-ignore lint/suspicious/noExplicitAny: spying on pg's overloaded query method.
+    (pool as any).query = (text: string, ...rest: unknown[]) => {
+      sent.push(text);
+      // biome-ignore lint/suspicious/noExplicitAny: passing the call on unchanged.
+      return (query as any)(text, ...rest);
+    };
+    const tricky = `it's a \\ back\\slash, "quotes", $1, ?, -- not a comment, é ✓`;
+    const row = (id: string, at: Date, reason: string | null = tricky) =>
+      rawStatement(
+        db,
+        sql`INSERT INTO "GateDecisionRecord" ("id", "runId", "sessionId", "capability", "category", "decision",
+          "reason", "ruleId", "approvalId", "argsHash", "ms", "createdAt")
+          VALUES (${id}, ${null}, ${"s"}, ${"c.x"}, ${"read"}, ${"allow"}, ${reason}, ${null}, ${undefined}, ${"h"}, ${7}, ${at})`,
+      );
+    const withMs = new Date("2026-12-01T10:11:12.345Z");
+    const whole = new Date("2026-12-01T10:11:12.000Z");
+    try {
+      expect(await runBatch(db, [row("pg-batch-1", withMs), row("pg-batch-2", whole)])).toEqual([1, 1]);
+      expect(sent).toHaveLength(1);
+      await db.$transaction([row("pg-prisma-1", withMs), row("pg-prisma-2", whole)]);
+      const read = await db.gateDecisionRecord.findMany({
+        where: { id: { startsWith: "pg-" } },
+        orderBy: { id: "asc" },
+      });
+      const [b1, b2, p1, p2] = read.map(({ id: _, ...rest }) => rest);
+      expect([b1, b2]).toEqual([p1, p2]);
+      expect(b1).toMatchObject({ reason: tricky, ms: 7, createdAt: withMs, approvalId: null });
+      expect(b2?.createdAt).toEqual(whole);
+      // A failing statement (a duplicate id) leaves nothing of its batch.
+      await expect(runBatch(db, [row("pg-rolled-back", whole), row("pg-batch-1", whole)])).rejects.toThrow();
+      expect(await db.gateDecisionRecord.findUnique({ where: { id: "pg-rolled-back" } })).toBeNull();
+      // The pool's connections are usable after it.
+      expect(await runBatch(db, [row("pg-after-1", whole), row("pg-after-2", whole)])).toEqual([1, 1]);
+    } finally {
+      // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
+      (pool as any).query = query;
     }
   });
 });
