@@ -15,6 +15,9 @@ export const GUEST_GLOBALS = {
   env: "__toolstore_env",
 } as const;
 
+/** The one export of a toolset's module rewritten as a factory (binding-factory.ts). */
+export const FACTORY_EXPORT = "__toolstore_factory";
+
 export const MODULE_NAMES = {
   driver: "toolstore:driver",
   bridge: "toolstore:bridge",

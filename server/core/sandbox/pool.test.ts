@@ -42,26 +42,47 @@ const binding = (
 ) => pool.runBinding({ code, exportName, args, env: {}, allowedHosts: [], timeoutMs: 2_000, ...extra });
 
 describe("runBinding", () => {
-  it("reuses a binding's evaluated module for the same code and env, never across env, and never after a timeout", async () => {
+  it("gives every call fresh module state and globals, while a warm context serves the same code and env", async () => {
     const code = `let calls = 0;
-export function count() { calls += 1; console.log("call", calls); return calls; }
+export function count() { calls += 1; console.log("call", calls); return [calls, fetch.name, [].extra ?? null]; }
+export function addGlobal() { globalThis.leak = 1; }
+export function addToBuiltIn() { Array.prototype.extra = "patched"; }
+export function replaceGlobal() { globalThis.fetch = function stale() {}; return fetch.name; }
 export function spin() { calls += 1; while (true) {} }`;
     // One worker, so every call lands where the module was evaluated.
     const single = createSandboxPool({ workers: 1, maxWorkers: 1 });
     const binding = (exportName: string, A: string, timeoutMs = 2_000) =>
       single.runBinding({ code, exportName, args: [], env: { A }, allowedHosts: [], timeoutMs });
+    const warm = () => single.stats().bindingsWarm;
+    const fresh = { ok: true, value: [1, "fetch", null] };
     try {
-      // Sequential calls: the module is evaluated once, so its state counts on (a warm context).
-      const first = await binding("count", "1");
-      const second = await binding("count", "1");
-      expect(first).toMatchObject({ ok: true, value: 1 });
-      expect(second).toMatchObject({ ok: true, value: 2, logs: [{ level: "log", text: "call 2" }] });
-      // Another environment is another module.
-      expect(await binding("count", "2")).toMatchObject({ ok: true, value: 1 });
+      // Sequential calls: the second is served warm, and starts from the module's top level again.
+      expect(await binding("count", "1")).toMatchObject(fresh);
+      expect(await binding("count", "1")).toMatchObject({
+        ...fresh,
+        logs: [{ level: "log", text: "call 1" }],
+      });
+      expect(warm()).toBe(1);
+      // Another environment is another context.
+      expect(await binding("count", "2")).toMatchObject(fresh);
+      expect(warm()).toBe(1);
+      // No global, and nothing on a built-in, can be added.
+      const added = await binding("addGlobal", "1");
+      expect(added).toMatchObject({ ok: false, error: { kind: "threw" } });
+      expect(added.ok ? "" : added.error.message).toMatch(/not extensible/);
+      expect(await binding("addToBuiltIn", "1")).toMatchObject({ ok: false, error: { kind: "threw" } });
+      expect(await binding("count", "1")).toMatchObject(fresh);
+      // A call that replaced a global does not leave its context for the next one.
+      expect(await binding("replaceGlobal", "1")).toMatchObject({ ok: true, value: "stale" });
+      expect(await binding("count", "1")).toMatchObject(fresh);
       // A run that ended abnormally does not leave its context behind.
       const spun = await binding("spin", "3", 300);
       expect(spun).toMatchObject({ ok: false, error: { kind: "timeout" } });
-      expect(await binding("count", "3")).toMatchObject({ ok: true, value: 1 });
+      expect(await binding("count", "3")).toMatchObject(fresh);
+      // And a clean call keeps serving warm.
+      const before = warm();
+      expect(await binding("count", "3")).toMatchObject(fresh);
+      expect(warm()).toBe(before + 1);
     } finally {
       await single.close();
     }
@@ -92,16 +113,7 @@ export function spin() { calls += 1; while (true) {} }`;
         values.push((await call(letter, A)) as { value?: unknown });
       }
       expect(values.map((v) => v.value)).toEqual(["a", "b", "a", "a", "b"]);
-      // Two codes went to the one worker, once each; short code is always sent with the job.
-      expect(single.stats().bindingCodeSent).toBe(2);
-      await single.runBinding({
-        code: "export const f = () => 1;",
-        exportName: "f",
-        args: [],
-        env: {},
-        allowedHosts: [],
-        timeoutMs: 2_000,
-      });
+      // Two codes went to the one worker, once each.
       expect(single.stats().bindingCodeSent).toBe(2);
     } finally {
       await single.close();

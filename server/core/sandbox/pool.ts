@@ -36,6 +36,7 @@ import { availableParallelism } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { bindingFactorySource } from "./binding-factory";
 import type { BindingResult, BindingRuntime, RunBindingRequest } from "./binding-runtime";
 import { createEgressFetch, type HmacRequest, hmacWithSecret, redactSecrets } from "./egress";
 import { type HostFetchRequest, isHostAllowed } from "./host-fetch";
@@ -128,6 +129,8 @@ export interface SandboxPoolStats {
   bindingsInPlace: number;
   /** Copies of toolset code sent to workers (each worker gets a toolset's code once). */
   bindingCodeSent: number;
+  /** Binding calls served by a warm context (the toolset's module already evaluated there). */
+  bindingsWarm: number;
   /** QuickJS disposals that failed inside workers (a leaked handle); zero in a healthy pool. */
   disposeFailures: number;
 }
@@ -311,6 +314,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let jobsStarted = 0;
   let bindingsInPlace = 0;
   let bindingCodeSent = 0;
+  let bindingsWarm = 0;
   let disposeFailures = 0;
   let queueTimeouts = 0;
   /** Binding code by content, for `BindingJob.codeId` (ids are never reused). */
@@ -382,6 +386,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       case "done": {
         const job = slot.jobs.get(message.id);
         if (!job) break;
+        if (message.outcome.warm) bindingsWarm += 1;
         release(slot, job);
         settle(job, message.outcome);
         drain();
@@ -767,7 +772,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     const masked = [...Object.values(request.secrets ?? {}), ...(request.redact ?? [])];
     const job: Job = {
       kind: "binding",
-      code: request.code,
+      // A factory of the module, so each call gets fresh module state even in a warm context.
+      code: bindingFactorySource(request.code),
       limits,
       exportName: request.exportName,
       argsJson: JSON.stringify(request.args),
@@ -872,6 +878,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         jobsStarted,
         bindingsInPlace,
         bindingCodeSent,
+        bindingsWarm,
       };
     },
     async close() {

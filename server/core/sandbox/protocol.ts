@@ -83,6 +83,8 @@ export interface WorkerOutcome {
   countedMs: number;
   /** QuickJS handles, contexts or runtimes that failed to dispose (the module is dropped when > 0). */
   disposeFailures: number;
+  /** A binding call served by a warm context (its module evaluated by an earlier call). */
+  warm?: boolean;
 }
 
 export type FromWorker =

@@ -22,6 +22,7 @@ import type {
 import {
   BRIDGE_SOURCES,
   DRIVER_SOURCES,
+  FACTORY_EXPORT,
   facadeSource,
   GUEST_GLOBALS,
   HELPER_INDEX,
@@ -184,6 +185,12 @@ interface Running {
   host?: HostRef;
   /** A binding's module namespace, kept when its context goes back warm. */
   ns?: QuickJSHandle;
+  /** A binding context's check that globals are as they were before its first call (GLOBALS_CHECK). */
+  globalsCheck?: QuickJSHandle;
+  /** A binding call that ran on fresh module state and left the globals as it found them. */
+  fresh?: boolean;
+  /** Served by a warm context. */
+  wasWarm?: boolean;
   /** The warm context this run was given (its key), if any. */
   warmKey?: string;
   module?: SharedModule;
@@ -223,8 +230,9 @@ const running = new Map<number, Running>();
 // Warm binding contexts: a toolset binding's module, once evaluated, serves later calls of the
 // same code, environment and limits in this worker, and no other (its key is its trust domain, in
 // its own instance; the worker may be the toolset's lane or that of an action that called it).
-// Only a context whose call ended cleanly goes back; module-level state of the toolset may
-// persist between its calls, as in a Python toolset's interpreter.
+// Each call still starts on fresh state: the module is a factory (binding-factory.ts) that each
+// call runs again, so its module-level variables start over, and a context goes back only if its
+// call ended cleanly and left `globalThis` and the built-ins as it found them (GLOBALS_CHECK).
 
 interface HostRef {
   current: Running;
@@ -236,7 +244,58 @@ interface WarmContext {
   ctx: QuickJSContext;
   helpers: Helpers;
   ns: QuickJSHandle;
+  globalsCheck: QuickJSHandle;
   host: HostRef;
+}
+
+/**
+ * Global script, run in a binding's context before the toolset's code first runs there: makes the
+ * global object and the built-ins non-extensible (a toolset cannot add a global, or add to
+ * `Array.prototype`; it gets a TypeError), remembers the value of every global and console
+ * method, and returns a function that answers whether they are all still the same (a global
+ * deleted or replaced). It holds its own references, so guest code cannot fool it by replacing
+ * Reflect or Object. Not seen: a built-in's existing method replaced in place, and state inside
+ * objects reached through globals.
+ */
+const GLOBALS_CHECK = `(() => {
+  const g = globalThis, ownKeys = Reflect.ownKeys, seal = Object.preventExtensions;
+  const typed = Object.getPrototypeOf(Uint8Array);
+  const builtIns = [g, Object, Object.prototype, Function, Function.prototype, Array, Array.prototype,
+    String, String.prototype, Number, Number.prototype, Boolean, Boolean.prototype, Symbol,
+    Symbol.prototype, BigInt, BigInt.prototype, Math, JSON, Reflect, Promise, Promise.prototype, Map,
+    Map.prototype, Set, Set.prototype, WeakMap.prototype, WeakSet.prototype, Date, Date.prototype,
+    RegExp, RegExp.prototype, Error, Error.prototype, TypeError.prototype, RangeError.prototype,
+    ArrayBuffer, ArrayBuffer.prototype, typed, typed.prototype, Uint8Array.prototype, console];
+  const objects = [], keys = [], values = [];
+  for (const o of [g, console]) {
+    const own = ownKeys(o);
+    for (let i = 0; i < own.length; i++) {
+      objects.push(o);
+      keys.push(own[i]);
+      values.push(o[own[i]]);
+    }
+  }
+  for (let i = 0; i < builtIns.length; i++) seal(builtIns[i]);
+  return function unchanged() {
+    for (let i = 0; i < keys.length; i++) {
+      const a = objects[i][keys[i]], b = values[i];
+      // NaN (globalThis.NaN) is the one value not equal to itself.
+      if (a !== b && !(a !== a && b !== b)) return false;
+    }
+    return true;
+  };
+})()`;
+
+/** Whether the call left the globals as they were (a failing check counts as changed). */
+function globalsUnchanged(ctx: QuickJSContext, check: QuickJSHandle): boolean {
+  const result = ctx.callFunction(check, ctx.undefined);
+  if (result.error) {
+    result.error.dispose();
+    return false;
+  }
+  const ok = ctx.typeof(result.value) === "boolean" && ctx.dump(result.value) === true;
+  result.value.dispose();
+  return ok;
 }
 
 const MAX_WARM_CONTEXTS = 4;
@@ -255,7 +314,7 @@ const codes = new Map<number, string>();
 
 function disposeWarm(w: WarmContext): void {
   let healthy = true;
-  for (const h of [w.ns, ...Object.values(w.helpers), w.ctx, w.rt]) {
+  for (const h of [w.ns, w.globalsCheck, ...Object.values(w.helpers), w.ctx, w.rt]) {
     try {
       h.dispose();
     } catch {
@@ -405,6 +464,7 @@ function advance(r: Running, ctx: QuickJSContext): boolean {
   if (r.running) {
     const state = ctx.getPromiseState(r.running);
     if (state.type === "pending") return false;
+    if (r.fresh && r.globalsCheck) r.fresh = globalsUnchanged(ctx, r.globalsCheck);
     const own = state.type === "fulfilled" && state.notAPromise === true;
     if (state.type === "rejected") {
       r.outcome = { error: describeThrown(r, ctx, state.error) };
@@ -428,7 +488,18 @@ function callEntry(
 ): QuickJSHandle | undefined {
   const job = r.job;
   const exportName = job.kind === "action" ? "default" : job.exportName;
-  const fn = ctx.getProp(ns, exportName);
+  let exports = ns;
+  if (job.kind === "binding") {
+    const made = freshExports(r, ctx, ns);
+    if ("error" in made) {
+      r.outcome = { error: describeThrown(r, ctx, made.error) };
+      made.error.dispose();
+      return undefined;
+    }
+    exports = made.exports;
+  }
+  const fn = ctx.getProp(exports, exportName);
+  if (exports !== ns) exports.dispose();
   const args: QuickJSHandle[] = [];
   try {
     if (ctx.typeof(fn) !== "function") {
@@ -456,6 +527,37 @@ function callEntry(
   } finally {
     for (const a of args) a.dispose();
     fn.dispose();
+  }
+}
+
+/**
+ * A binding's exports for this call: from a factory module, a fresh run of the toolset's top level
+ * (`fresh` is set: the context may serve the next call if the globals stay as they are); from a
+ * module as it is, its namespace (the context is not kept).
+ */
+function freshExports(
+  r: Running,
+  ctx: QuickJSContext,
+  ns: QuickJSHandle,
+): { exports: QuickJSHandle } | { error: QuickJSHandle } {
+  if (!r.globalsCheck) {
+    // Before the toolset's own code first runs in this context: what "as it was" means.
+    const check = ctx.evalCode(GLOBALS_CHECK, "toolstore:globals", { type: "global" });
+    if (check.error) return { error: check.error };
+    r.globalsCheck = check.value;
+  }
+  const factory = ctx.getProp(ns, FACTORY_EXPORT);
+  try {
+    if (ctx.typeof(factory) !== "function") {
+      r.fresh = false;
+      return { exports: ns };
+    }
+    const made = ctx.callFunction(factory, ctx.undefined);
+    if (made.error) return { error: made.error };
+    r.fresh = true;
+    return { exports: made.value };
+  } finally {
+    factory.dispose();
   }
 }
 
@@ -689,6 +791,7 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
   dispose(r.loading);
   dispose(r.running);
   dispose(r.ns);
+  dispose(r.globalsCheck);
   if (r.helpers) for (const h of Object.values(r.helpers)) dispose(h);
   dispose(r.ctx);
   dispose(r.rt);
@@ -714,11 +817,13 @@ function deliverToCaller(r: Running, error: SandboxError | undefined, resultJson
 
 /** A binding's context that ended cleanly and may serve the next call, or undefined. */
 function warmContextOf(r: Running): WarmContext | undefined {
-  const { module, rt, ctx, helpers, ns, host } = r;
-  if (r.warmKey === undefined || !module || !rt || !ctx || !helpers || !ns || !host) return undefined;
+  const { module, rt, ctx, helpers, ns, globalsCheck, host } = r;
+  if (r.warmKey === undefined || !module || !rt || !ctx || !helpers || !ns || !globalsCheck || !host)
+    return undefined;
+  if (!r.fresh) return undefined;
   if (r.pending.size > 0 || r.loading || r.running || rt.hasPendingJob()) return undefined;
   if (!takesRuntimes(module)) return undefined;
-  return { module, rt, ctx, helpers, ns, host };
+  return { module, rt, ctx, helpers, ns, globalsCheck, host };
 }
 
 function outcomeOf(
@@ -736,6 +841,7 @@ function outcomeOf(
     disposeFailures,
   };
   if (error) outcome.error = error;
+  if (r.wasWarm) outcome.warm = true;
   return outcome;
 }
 
@@ -947,7 +1053,15 @@ async function start(id: number, job: Job, deliver?: { id: number; callId: numbe
   const warm = warmKey === undefined ? undefined : takeWarm(warmKey);
   if (warm && warmKey !== undefined) {
     // The toolset's module is loaded: call the export in the context it was evaluated in.
-    Object.assign(r, { module: warm.module, rt: warm.rt, ctx: warm.ctx, helpers: warm.helpers, warmKey });
+    Object.assign(r, {
+      module: warm.module,
+      rt: warm.rt,
+      ctx: warm.ctx,
+      helpers: warm.helpers,
+      globalsCheck: warm.globalsCheck,
+      warmKey,
+      wasWarm: true,
+    });
     r.host = warm.host;
     warm.host.current = r;
     r.startedAt = Date.now();
