@@ -439,6 +439,24 @@ return {"names": t.get_tool_names(), "first_loaded": "first" in str(sys.modules.
     expect(new Set(domains).size).toBe(domains.length);
   });
 
+  it("33 every call of a warm interpreter starts from a fresh toolset module", async () => {
+    const code = `from toolstore.toolset import tool
+import os
+calls = 0
+seen_at_import = os.environ.get("TOOLSET_VAR")
+
+@tool("read")
+def count() -> dict:
+    global calls
+    calls += 1
+    return {"calls": calls, "env_at_import": seen_at_import}
+`;
+    const first = await call(code, "count", "fresh@1");
+    const second = await call(code, "count", "fresh@1");
+    expect(first).toMatchObject({ ok: true, value: { calls: 1, env_at_import: "mine" } });
+    expect(second).toMatchObject({ ok: true, value: { calls: 1, env_at_import: "mine" } });
+  });
+
   it("32 httpx reaches no host outside the allow-list (and no file: URL)", async () => {
     const r = await attack(`
 import httpx

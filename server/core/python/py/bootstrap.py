@@ -446,21 +446,28 @@ class _Parser:
 # --- calls --------------------------------------------------------------------------------------
 
 _json_dumps = json.dumps
-_state = {"code": None, "error": None}
+_state = {"code": None, "compiled": None, "error": None}
 
 
 def _load(code):
+    """Compiles toolset.py once per version; each call then runs it afresh (_fresh_module)."""
+    _state["code"] = code
+    _state["compiled"] = None
+    _state["error"] = None
+    try:
+        _state["compiled"] = compile(code, "toolset.py", "exec")
+    except BaseException as e:  # noqa: BLE001 - reported to the caller, the worker stays usable
+        _state["error"] = _describe(e, "toolset.py failed to load: ")
+
+
+def _fresh_module():
+    """A new `toolset` module for one call: its module-level state never outlives the call."""
     import toolstore.toolset as registry
     registry.clear_registry()
     module = types.ModuleType("toolset")
     module.__file__ = "toolset.py"
     sys.modules["toolset"] = module
-    _state["code"] = code
-    _state["error"] = None
-    try:
-        exec(compile(code, "toolset.py", "exec"), module.__dict__)
-    except BaseException as e:  # noqa: BLE001 - reported to the caller, the worker stays usable
-        _state["error"] = _describe(e, "toolset.py failed to load: ")
+    exec(_state["compiled"], module.__dict__)
 
 
 def _describe(e, prefix="", filename="toolset.py"):
@@ -514,12 +521,16 @@ def _call(code, request_json, max_result):
         _load(code)
     if _state["error"]:
         return _state["error"]
+    os.environ.clear()
+    os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
+    try:
+        _fresh_module()
+    except BaseException as e:  # noqa: BLE001 - reported to the caller, the worker stays usable
+        return _describe(e, "toolset.py failed to load: ")
     import toolstore.toolset as registry
     fn = registry.get_tool(request["function"])
     if fn is None:
         return {"ok": False, "kind": "threw", "message": f"toolset.py has no @tool function `{request['function']}`"}
-    os.environ.clear()
-    os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
     try:
         value = fn(**(request.get("kwargs") or {}))
         if isinstance(value, types.CoroutineType):
