@@ -214,15 +214,16 @@ function createSessionServers(
   open: (identity: ApiKeyIdentity, session: ResumedSession) => Promise<ServedSession>,
 ) {
   /** In the order of last use, oldest first. */
-  const entries = new Map<string, { stamp: string; usedAt: number; served: Promise<ServedSession> }>();
+  const entries = new Map<string, { stamp: string[]; usedAt: number; served: Promise<ServedSession> }>();
   return {
     async open(identity: ApiKeyIdentity, session: ResumedSession): Promise<ServedSession> {
       const { toolDescription, capabilities } = await backend.describe(identity);
-      const stamp = `${JSON.stringify(identity)}\n${toolDescription}\n${capabilitiesStamp(capabilities)}`;
+      // Compared part by part: the description alone is a few KiB, not worth joining per request.
+      const stamp = [JSON.stringify(identity), toolDescription, capabilitiesStamp(capabilities)];
       const now = Date.now();
       const hit = entries.get(session.id);
       entries.delete(session.id);
-      if (hit && hit.stamp === stamp) {
+      if (hit && hit.stamp.every((part, i) => part === stamp[i])) {
         hit.usedAt = now;
         entries.set(session.id, hit);
         return hit.served;
