@@ -253,6 +253,41 @@ test("[APPROVALS]: the history is in decision order and filters by decision, key
   await expect(rows.first()).toContainText(/allowed (for session|by session grant)/);
 });
 
+test("[APPROVALS]: a request made while the queue page loads shows without a reload", async () => {
+  const page = admin.page;
+  // Hold the browser's live connection until the request exists: it then arrives between the
+  // page's render and its subscription, which must replay it rather than start from "now".
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const live = /\/api\/trpc\/events\.live/;
+  await page.route(live, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const pending = () =>
+    page.evaluate(async () => {
+      const res = await fetch("/api/trpc/approvals.pendingCount");
+      return (await res.json()).result.data as number;
+    });
+  try {
+    await page.goto("/approvals");
+    const before = await pending();
+    const call = execute(saveAction(png(20, 20, [30, 140, 140]), "while-loading"), "while loading");
+    await expect.poll(pending, { timeout: 20_000 }).toBe(before + 1);
+    await expect(cardFor(page, "while-loading")).toHaveCount(0);
+    release();
+    const card = cardFor(page, "while-loading");
+    await expect(card).toBeVisible();
+    await card.getByRole("button", { name: /Allow once/ }).click();
+    expect((await call).ok).toBe(true);
+  } finally {
+    release();
+    await page.unroute(live);
+  }
+});
+
 test("[MOBILE]: an approver answers at 390x844; nothing scrolls sideways", async ({ browser }) => {
   const phone = await browser.newContext({
     viewport: { width: 390, height: 844 },

@@ -18,6 +18,9 @@ export function ApprovalsBadge({ mirror = false }: { mirror?: boolean }) {
       { types: TYPES },
       {
         enabled: !mirror,
+        // A request made between the count's first fetch and the subscription counts too.
+        onStarted: () =>
+          void queryClient.invalidateQueries({ queryKey: trpc.approvals.pendingCount.queryKey() }),
         onData: () =>
           void queryClient.invalidateQueries({ queryKey: trpc.approvals.pendingCount.queryKey() }),
       },

@@ -49,4 +49,23 @@ describe("event outbox tail", () => {
     controller.abort();
     await done;
   });
+
+  it("a subscriber that starts after head() was read gets what was published in between", async () => {
+    const since = await bus.head();
+    // Published while a page renders, before its browser subscribes: without `since` it is missed.
+    const between = await bus.publish("between", { n: 1 });
+    expect(between.seq).toBe(since + 1);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const done = (async () => {
+      for await (const e of bus.subscribe({ signal: controller.signal, afterSeq: since })) {
+        seen.push(e.type);
+        if (seen.length === 2) controller.abort();
+      }
+    })();
+    await bus.publish("after", null);
+    await done;
+    expect(seen).toEqual(["between", "after"]);
+    expect(await bus.head()).toBe(since + 2);
+  });
 });

@@ -19,6 +19,11 @@ export interface EventBus {
   publish(type: string, payload: unknown): Promise<LiveEvent>;
   /** Events after `afterSeq` (default: from now on), until the signal aborts. */
   subscribe(options: { signal: AbortSignal; afterSeq?: number; types?: string[] }): AsyncGenerator<LiveEvent>;
+  /**
+   * The newest event's seq. A page that reads it before reading its data, and subscribes after
+   * it, misses nothing that happened between its render and its subscription.
+   */
+  head(): Promise<number>;
   /** Stop tailing (tests and shutdown). */
   close(): void;
 }
@@ -119,6 +124,8 @@ export function createEventBus(
       if (listeners > 0) void poll();
       return toLive(row);
     },
+
+    head: latestSeq,
 
     async *subscribe({ signal, afterSeq, types }) {
       retain();

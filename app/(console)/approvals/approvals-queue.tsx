@@ -33,7 +33,16 @@ function useHashTarget(): string | null {
   return hash;
 }
 
-export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDecide: boolean }) {
+export function ApprovalsQueue({
+  initial,
+  since,
+  canDecide,
+}: {
+  initial: Queue;
+  /** The newest event's seq before `initial` was read: the live view starts after it. */
+  since: number;
+  canDecide: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [filters, setFilters] = useState<HistoryFilters>({});
@@ -47,7 +56,7 @@ export function ApprovalsQueue({ initial, canDecide }: { initial: Queue; canDeci
   );
   const live = useSubscription(
     trpc.events.live.subscriptionOptions(
-      { types: LIVE_TYPES },
+      { types: LIVE_TYPES, lastEventId: String(since) },
       {
         onData: () => {
           void queryClient.invalidateQueries({ queryKey: trpc.approvals.queue.queryKey() });

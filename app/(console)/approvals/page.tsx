@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { getDb } from "@/server/db";
 import { listApprovalQueue } from "@/server/services/approval-queue";
+import { getEventBus } from "@/server/services/live";
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";
 import { ApprovalsQueue } from "./approvals-queue";
@@ -10,6 +11,9 @@ export const metadata: Metadata = { title: "Approvals" };
 
 export default async function ApprovalsPage() {
   const user = await requireUser();
+  // Read before the queue: the live view replays every event after it, so a request made while the
+  // page loads shows even if it came before the browser subscribed.
+  const since = await getEventBus().head();
   const initial = await listApprovalQueue(getDb());
-  return <ApprovalsQueue initial={initial} canDecide={user.role !== "viewer"} />;
+  return <ApprovalsQueue initial={initial} since={since} canDecide={user.role !== "viewer"} />;
 }
