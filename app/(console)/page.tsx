@@ -5,7 +5,7 @@ import { Countdown } from "@/app/_components/countdown";
 import { RelativeTime } from "@/app/_components/relative-time";
 import { getDb } from "@/server/db";
 import { dashboardSummary } from "@/server/services/dashboard";
-import { latestEventSeq } from "@/server/services/run-watch";
+import { latestEventSeq } from "@/server/services/events";
 import { requireUser } from "../_lib/session";
 import { LiveFeed } from "./live-feed";
 import { RunsLive } from "./runs/runs-live";
@@ -27,10 +27,9 @@ export default async function DashboardPage() {
   // Like every page: the layout's check does not guard a page rendered on its own (RSC requests).
   await requireUser();
   const db = getDb();
-  const [{ counts, recentRuns, pending }, latestSeq] = await Promise.all([
-    dashboardSummary(db),
-    latestEventSeq(db),
-  ]);
+  // Read before the summary: the live views replay what happens after it.
+  const latestSeq = await latestEventSeq(db);
+  const { counts, recentRuns, pending } = await dashboardSummary(db);
   const stats = [
     {
       label: "Pending approvals",
@@ -44,7 +43,7 @@ export default async function DashboardPage() {
   ];
   return (
     <>
-      <RunsLive types={REFRESH_ON} />
+      <RunsLive since={latestSeq} types={REFRESH_ON} />
       <div className="page-head">
         <div>
           <h1>Dashboard</h1>

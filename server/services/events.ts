@@ -19,13 +19,17 @@ export interface EventBus {
   publish(type: string, payload: unknown): Promise<LiveEvent>;
   /** Events after `afterSeq` (default: from now on), until the signal aborts. */
   subscribe(options: { signal: AbortSignal; afterSeq?: number; types?: string[] }): AsyncGenerator<LiveEvent>;
-  /**
-   * The newest event's seq. A page that reads it before reading its data, and subscribes after
-   * it, misses nothing that happened between its render and its subscription.
-   */
-  head(): Promise<number>;
   /** Stop tailing (tests and shutdown). */
   close(): void;
+}
+
+/**
+ * The newest event's seq. A page that reads it before its data, and subscribes after it, misses
+ * nothing that happened between its render and its subscription.
+ */
+export async function latestEventSeq(db: Db): Promise<number> {
+  const row = await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
+  return row?.seq ?? 0;
 }
 
 const POLL_MS = 150;
@@ -51,10 +55,7 @@ export function createEventBus(
   let lastPrune = 0;
   let gapSince: number | undefined;
 
-  async function latestSeq(): Promise<number> {
-    const row = await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
-    return row?.seq ?? 0;
-  }
+  const latestSeq = () => latestEventSeq(db);
 
   let again = false;
 
@@ -124,8 +125,6 @@ export function createEventBus(
       if (listeners > 0) void poll();
       return toLive(row);
     },
-
-    head: latestSeq,
 
     async *subscribe({ signal, afterSeq, types }) {
       retain();

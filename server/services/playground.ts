@@ -10,7 +10,7 @@ import { MODES, type Mode, type Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import type { SessionUser } from "./auth";
-import { latestEventSeq } from "./run-watch";
+import { latestEventSeq } from "./events";
 
 export const MAX_PLAYGROUND_CODE = 100_000;
 

@@ -28,12 +28,6 @@ export function runIdOfEvent(payload: unknown): string | null {
   return null;
 }
 
-/** The newest event seq; events after it are "from now on". */
-export async function latestEventSeq(db: Db): Promise<number> {
-  const row = await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
-  return row?.seq ?? 0;
-}
-
 export type RunWatchItem =
   | { kind: "event"; seq: number; type: string; payload: unknown; at: string }
   | {

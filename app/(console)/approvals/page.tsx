@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { getDb } from "@/server/db";
 import { listApprovalQueue } from "@/server/services/approval-queue";
-import { getEventBus } from "@/server/services/live";
+import { latestEventSeq } from "@/server/services/events";
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";
 import { ApprovalsQueue } from "./approvals-queue";
@@ -13,7 +13,8 @@ export default async function ApprovalsPage() {
   const user = await requireUser();
   // Read before the queue: the live view replays every event after it, so a request made while the
   // page loads shows even if it came before the browser subscribed.
-  const since = await getEventBus().head();
-  const initial = await listApprovalQueue(getDb());
+  const db = getDb();
+  const since = await latestEventSeq(db);
+  const initial = await listApprovalQueue(db);
   return <ApprovalsQueue initial={initial} since={since} canDecide={user.role !== "viewer"} />;
 }

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { RelativeTime } from "@/app/_components/relative-time";
 import { SURFACES } from "@/server/core/capabilities/types";
 import { getDb } from "@/server/db";
+import { latestEventSeq } from "@/server/services/events";
 import { listRuns, parseRunFilters, RUN_STATUSES, runFilterOptions } from "@/server/services/runs";
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";
@@ -21,6 +22,8 @@ export default async function RunsPage({
   await requireUser();
   const db = getDb();
   const filters = parseRunFilters(await searchParams);
+  // Read before the list: the live refresh replays what happens after it.
+  const since = await latestEventSeq(db);
   const [{ runs, nextBefore }, options] = await Promise.all([listRuns(db, filters), runFilterOptions(db)]);
   const filtered = Boolean(filters.surface || filters.status || filters.key || filters.capability);
   const query = (extra: Record<string, string | undefined>) => {
@@ -44,7 +47,7 @@ export default async function RunsPage({
         keys={options.keys}
         capabilities={options.capabilities}
       />
-      {!filters.before && <RunsLive />}
+      {!filters.before && <RunsLive since={since} />}
       <div className="card" style={{ padding: 0 }}>
         {runs.length === 0 ? (
           <div className="empty">

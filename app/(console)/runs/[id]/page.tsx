@@ -6,7 +6,7 @@ import { RelativeTime } from "@/app/_components/relative-time";
 import { isAppError } from "@/server/core/errors";
 import { getDb } from "@/server/db";
 import { getRunManifests } from "@/server/services/action-manifest";
-import { latestEventSeq } from "@/server/services/run-watch";
+import { latestEventSeq } from "@/server/services/events";
 import { getRunDetail } from "@/server/services/runs";
 import { requireUser } from "../../../_lib/session";
 import { ActionManifestView } from "../../_run/action-manifest";
