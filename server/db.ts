@@ -114,17 +114,22 @@ function inlinedPgSql(query: Sql | undefined): string | undefined {
     if (literal === undefined) return undefined;
     text += literal + (query.strings[i + 1] ?? "");
   }
-  return text;
+  return text.startsWith("-") ? `(${text})` : text;
 }
 
 function pgLiteral(value: unknown): string | undefined {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "string") return value.includes("\0") ? undefined : pg.escapeLiteral(value);
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : undefined;
-  if (typeof value === "bigint") return String(value);
+  // A negative number goes in parentheses: after a "-" in the statement, "--5" would open a comment.
+  if (typeof value === "number") return Number.isFinite(value) ? signed(String(value)) : undefined;
+  if (typeof value === "bigint") return signed(String(value));
   if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
   if (value instanceof Date && !Number.isNaN(value.getTime())) return pg.escapeLiteral(pgDateTime(value));
   return undefined;
+}
+
+function signed(text: string): string {
+  return text.startsWith("-") ? `(${text})` : text;
 }
 
 /** As @prisma/adapter-pg writes a DateTime parameter (UTC, milliseconds when there are any). */

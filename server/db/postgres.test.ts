@@ -172,6 +172,12 @@ describe.runIf(!!baseUrl)("PostgreSQL", () => {
       expect(await db.gateDecisionRecord.findUnique({ where: { id: "pg-rolled-back" } })).toBeNull();
       // The pool's connections are usable after it.
       expect(await runBatch(db, [row("pg-after-1", whole), row("pg-after-2", whole)])).toEqual([1, 1]);
+      // A negative value right after a "-" stays a number, not the start of a "--" comment.
+      const minus = (id: string) =>
+        rawStatement(db, sql`UPDATE "GateDecisionRecord" SET "ms" = 10 -${-3} WHERE "id" = ${id}`);
+      expect(await runBatch(db, [minus("pg-after-1"), minus("pg-after-2")])).toEqual([1, 1]);
+      const after = await db.gateDecisionRecord.findMany({ where: { id: { startsWith: "pg-after-" } } });
+      expect(after.map((r) => r.ms)).toEqual([13, 13]);
     } finally {
       // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
       (pool as any).query = query;
