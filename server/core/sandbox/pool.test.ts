@@ -44,17 +44,20 @@ const binding = (
 describe("runBinding", () => {
   it("gives every call fresh module state and globals, while a warm context serves the same code and env", async () => {
     const code = `let calls = 0;
-export function count() { calls += 1; console.log("call", calls); return [calls, fetch.name, [].extra ?? null]; }
+export function count() { calls += 1; console.log("call", calls); return [calls, fetch.name, [].extra ?? null, [1].map((x) => x)[0], Math.max(1, 2)]; }
 export function addGlobal() { globalThis.leak = 1; }
 export function addToBuiltIn() { Array.prototype.extra = "patched"; }
 export function replaceGlobal() { globalThis.fetch = function stale() {}; return fetch.name; }
+export function replaceMethod() { Array.prototype.map = function stale() { return "stale"; }; return [1].map((x) => x); }
+export function replaceStatic() { Math.max = () => 99; }
+export function ownName() { const e = new Error("x"); e.name = "Mine"; e.toString = () => "own"; return [e.name, String(e)]; }
 export function spin() { calls += 1; while (true) {} }`;
     // One worker, so every call lands where the module was evaluated.
     const single = createSandboxPool({ workers: 1, maxWorkers: 1 });
     const binding = (exportName: string, A: string, timeoutMs = 2_000) =>
       single.runBinding({ code, exportName, args: [], env: { A }, allowedHosts: [], timeoutMs });
     const warm = () => single.stats().bindingsWarm;
-    const fresh = { ok: true, value: [1, "fetch", null] };
+    const fresh = { ok: true, value: [1, "fetch", null, 1, 2] };
     try {
       // Sequential calls: the second is served warm, and starts from the module's top level again.
       expect(await binding("count", "1")).toMatchObject(fresh);
@@ -75,6 +78,12 @@ export function spin() { calls += 1; while (true) {} }`;
       // A call that replaced a global does not leave its context for the next one.
       expect(await binding("replaceGlobal", "1")).toMatchObject({ ok: true, value: "stale" });
       expect(await binding("count", "1")).toMatchObject(fresh);
+      // Nor does one that replaced a prototype's method in place; a built-in's static cannot be.
+      expect(await binding("replaceMethod", "1")).toMatchObject({ ok: true, value: "stale" });
+      expect(await binding("count", "1")).toMatchObject(fresh);
+      expect(await binding("replaceStatic", "1")).toMatchObject({ ok: false, error: { kind: "threw" } });
+      // An instance still sets its own name and toString over the prototype's.
+      expect(await binding("ownName", "1")).toMatchObject({ ok: true, value: ["Mine", "own"] });
       // A run that ended abnormally does not leave its context behind.
       const spun = await binding("spin", "3", 300);
       expect(spun).toMatchObject({ ok: false, error: { kind: "timeout" } });

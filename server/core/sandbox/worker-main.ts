@@ -249,38 +249,55 @@ interface WarmContext {
 }
 
 /**
- * Global script, run in a binding's context before the toolset's code first runs there: makes the
- * global object and the built-ins non-extensible (a toolset cannot add a global, or add to
- * `Array.prototype`; it gets a TypeError), remembers the value of every global and console
- * method, and returns a function that answers whether they are all still the same (a global
- * deleted or replaced). It holds its own references, so guest code cannot fool it by replacing
- * Reflect or Object. Not seen: a built-in's existing method replaced in place, and state inside
- * objects reached through globals.
+ * Global script, run in a binding's context before the toolset's code first runs there, so that a
+ * warm context gives the next call the built-ins and globals as they were:
+ * - the built-in constructors and namespaces (`Math`, `JSON`, `Array`, ...) are frozen: replacing
+ *   `Math.max` throws a TypeError;
+ * - the global object, `console` and the built-in prototypes are made non-extensible (a toolset
+ *   cannot add a global or add to `Array.prototype`). They are not frozen: an instance must still
+ *   be able to set its own `name` or `toString` over a prototype's. Instead every own property of
+ *   theirs is remembered (a data property's value, an accessor's getter and setter);
+ * - it returns a function that answers whether those are all still the same: a call that deleted
+ *   or replaced a global, a console method or a prototype's method does not leave its context warm.
+ * It holds its own references, so guest code cannot fool it by replacing Reflect or Object. Not
+ * seen: state inside objects reached through globals that are not built-ins.
  */
 const GLOBALS_CHECK = `(() => {
   const g = globalThis, ownKeys = Reflect.ownKeys, seal = Object.preventExtensions;
+  const describe = Object.getOwnPropertyDescriptor;
   const typed = Object.getPrototypeOf(Uint8Array);
-  const builtIns = [g, Object, Object.prototype, Function, Function.prototype, Array, Array.prototype,
-    String, String.prototype, Number, Number.prototype, Boolean, Boolean.prototype, Symbol,
-    Symbol.prototype, BigInt, BigInt.prototype, Math, JSON, Reflect, Promise, Promise.prototype, Map,
-    Map.prototype, Set, Set.prototype, WeakMap.prototype, WeakSet.prototype, Date, Date.prototype,
-    RegExp, RegExp.prototype, Error, Error.prototype, TypeError.prototype, RangeError.prototype,
-    ArrayBuffer, ArrayBuffer.prototype, typed, typed.prototype, Uint8Array.prototype, console];
-  const objects = [], keys = [], values = [];
-  for (const o of [g, console]) {
-    const own = ownKeys(o);
+  const frozen = [Object, Function, Array, String, Number, Boolean, Symbol, BigInt, Math, JSON, Reflect,
+    Promise, Map, Set, WeakMap, WeakSet, Date, RegExp, Error, TypeError, RangeError, ArrayBuffer, typed,
+    Uint8Array];
+  const watched = [g, console, Object.prototype, Function.prototype, Array.prototype, String.prototype,
+    Number.prototype, Boolean.prototype, Symbol.prototype, BigInt.prototype, Promise.prototype,
+    Map.prototype, Set.prototype, WeakMap.prototype, WeakSet.prototype, Date.prototype,
+    RegExp.prototype, Error.prototype, TypeError.prototype, RangeError.prototype,
+    ArrayBuffer.prototype, typed.prototype, Uint8Array.prototype];
+  // Data properties are compared by value (a read), accessors by their getter and setter.
+  const objects = [], keys = [], values = [], accessors = [];
+  for (let j = 0; j < watched.length; j++) {
+    const o = watched[j], own = ownKeys(o);
     for (let i = 0; i < own.length; i++) {
-      objects.push(o);
-      keys.push(own[i]);
-      values.push(o[own[i]]);
+      const d = describe(o, own[i]);
+      if ("value" in d) {
+        objects.push(o);
+        keys.push(own[i]);
+        values.push(d.value);
+      } else accessors.push([o, own[i], d.get, d.set]);
     }
   }
-  for (let i = 0; i < builtIns.length; i++) seal(builtIns[i]);
+  for (let i = 0; i < frozen.length; i++) Object.freeze(frozen[i]);
+  for (let i = 0; i < watched.length; i++) seal(watched[i]);
   return function unchanged() {
     for (let i = 0; i < keys.length; i++) {
       const a = objects[i][keys[i]], b = values[i];
       // NaN (globalThis.NaN) is the one value not equal to itself.
       if (a !== b && !(a !== a && b !== b)) return false;
+    }
+    for (let i = 0; i < accessors.length; i++) {
+      const [o, key, get, set] = accessors[i], d = describe(o, key);
+      if (!d || d.get !== get || d.set !== set) return false;
     }
     return true;
   };
