@@ -136,9 +136,9 @@ async function startToolStore() {
 }
 
 const CALCULATOR = transpileToolset(fs.readFileSync(path.resolve("toolsets/calculator/toolset.ts"), "utf8"));
-const CALCULATOR_FACADE = `import { evaluate as e, summarize as s } from "calculator-impl";
+const CALCULATOR_FACADE = `import { evaluate as e, statistics as s } from "calculator-impl";
 export const evaluate = async (a) => e(a.expression, a.variables, a.precision);
-export const summarize = async (a) => s(a.numbers);`;
+export const statistics = async (a) => s(a.values);`;
 
 /** Runs one action in a fresh runtime and context: the floor that the served path is compared to. */
 function runBare(module: QuickJSWASMModule, code: string): unknown {
@@ -157,8 +157,12 @@ function runBare(module: QuickJSWASMModule, code: string): unknown {
     const nsState = ctx.getPromiseState(ns);
     ns.dispose();
     if (nsState.type !== "fulfilled") {
-      if (nsState.type === "rejected") nsState.error.dispose();
-      throw new Error("bare: module did not load");
+      let why = "";
+      if (nsState.type === "rejected") {
+        why = JSON.stringify(ctx.dump(nsState.error));
+        nsState.error.dispose();
+      }
+      throw new Error(`bare: module did not load ${why}`);
     }
     const main = ctx.getProp(nsState.value, "default");
     nsState.value.dispose();

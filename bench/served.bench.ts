@@ -102,10 +102,37 @@ async function execute(client: Client, code: string, timeoutMs = 120_000): Promi
   return { ...parsed, isError: r.isError === true };
 }
 
-/** `clients` clients each send `perClient` calls back to back; samples are per-call latencies. */
+/**
+ * The result each measured action must return, on both sides: a side that answers with an error
+ * (or another value) does less work, and would make every ratio against it meaningless.
+ */
+const EXPECTED = new Map<string, string>([
+  [ONE_CALL, JSON.stringify({ expression: "6 * 7", value: 42 })],
+  [
+    TWO_SEQUENTIAL,
+    JSON.stringify([
+      { expression: "6 * 7", value: 42 },
+      { expression: "6 * 8", value: 48 },
+    ]),
+  ],
+  [
+    TWO_PARALLEL,
+    JSON.stringify([
+      { expression: "6 * 7", value: 42 },
+      { expression: "6 * 8", value: 48 },
+    ]),
+  ],
+  [TRIVIAL, "1"],
+]);
+
+/**
+ * `clients` clients each send `perClient` calls back to back; samples are per-call latencies. A
+ * call fails if it errs or (for the actions in EXPECTED) returns anything but the expected result.
+ */
 async function load(clients: Client[], perClient: number, code: string) {
   const samples: number[] = [];
   let failures = 0;
+  let firstFailure: string | undefined;
   const started = performance.now();
   await Promise.all(
     clients.map(async (client) => {
@@ -113,11 +140,19 @@ async function load(clients: Client[], perClient: number, code: string) {
         const t = performance.now();
         const r = await execute(client, code).catch(() => ({ isError: true, ok: false }));
         samples.push(performance.now() - t);
-        if (r.isError || r.ok === false) failures += 1;
+        const expected = EXPECTED.get(code);
+        if (
+          r.isError ||
+          r.ok === false ||
+          (expected !== undefined && JSON.stringify(r.result) !== expected)
+        ) {
+          failures += 1;
+          firstFailure ??= JSON.stringify(r).slice(0, 300);
+        }
       }
     }),
   );
-  return { samples, seconds: (performance.now() - started) / 1000, failures };
+  return { samples, seconds: (performance.now() - started) / 1000, failures, firstFailure };
 }
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
@@ -128,9 +163,17 @@ async function latencyAndThroughput(ours: Served, base: Served): Promise<BenchRe
   const rows: BenchRow[] = [];
   const oursClients = await Promise.all(Array.from({ length: 32 }, () => connect(ours, ours.keys.a)));
   const baseClients = await Promise.all(Array.from({ length: 32 }, () => connect(base)));
-  // Warm both sides (workers, modules, caches).
-  await load(oursClients.slice(0, 8), 5, ONE_CALL);
-  await load(baseClients.slice(0, 8), 5, ONE_CALL);
+  // Warm both sides (workers, modules, caches), and check that both answer every measured action.
+  for (const code of [ONE_CALL, TWO_SEQUENTIAL, TWO_PARALLEL]) {
+    for (const [side, clients] of [
+      ["ToolStore", oursClients],
+      ["baseline", baseClients],
+    ] as const) {
+      const r = await load(clients.slice(0, 8), 5, code);
+      if (r.failures > 0)
+        throw new Error(`${side} failed ${r.failures} of 40 warm-up actions: ${r.firstFailure}`);
+    }
+  }
   const result: Record<
     string,
     { ours: number[]; base: number[]; oursS: number; baseS: number; fail: number }
@@ -148,10 +191,9 @@ async function latencyAndThroughput(ours: Served, base: Served): Promise<BenchRe
           ONE_CALL,
         );
         slot[side].push(...r.samples);
-        if (side === "ours") {
-          slot.oursS += r.seconds;
-          slot.fail += r.failures;
-        } else slot.baseS += r.seconds;
+        slot.fail += r.failures;
+        if (side === "ours") slot.oursS += r.seconds;
+        else slot.baseS += r.seconds;
       }
     }
   }
@@ -179,7 +221,7 @@ async function latencyAndThroughput(ours: Served, base: Served): Promise<BenchRe
   }
 
   // Extra capability call: one call vs two sequential vs two in Promise.all, 1 client, interleaved.
-  const extra: Record<string, { ours: number[]; base: number[] }> = {};
+  const extra: Record<string, { ours: number[]; base: number[]; fail: number }> = {};
   const perShape = scaled(60, 5);
   for (let round = 0; round < rounds; round++) {
     for (const [name, code] of [
@@ -187,20 +229,24 @@ async function latencyAndThroughput(ours: Served, base: Served): Promise<BenchRe
       ["seq", TWO_SEQUENTIAL],
       ["par", TWO_PARALLEL],
     ] as const) {
-      extra[name] ??= { ours: [], base: [] };
+      extra[name] ??= { ours: [], base: [], fail: 0 };
       const slot = extra[name];
-      slot.ours.push(...(await load(oursClients.slice(0, 1), perShape, code)).samples);
-      slot.base.push(...(await load(baseClients.slice(0, 1), perShape, code)).samples);
+      for (const side of ["ours", "base"] as const) {
+        const r = await load((side === "ours" ? oursClients : baseClients).slice(0, 1), perShape, code);
+        slot[side].push(...r.samples);
+        slot.fail += r.failures;
+      }
     }
   }
   const p50 = (xs: number[] | undefined) => summarize(xs ?? []).p50;
   for (const shape of ["seq", "par"] as const) {
     const oursExtra = p50(extra[shape]?.ours) - p50(extra.one?.ours);
     const baseExtra = p50(extra[shape]?.base) - p50(extra.one?.base);
+    const failed = (extra[shape]?.fail ?? 0) + (extra.one?.fail ?? 0);
     rows.push({
       metric: `extra call (${shape === "seq" ? "sequential" : "Promise.all"}): ToolStore / baseline`,
       value: `${ms(oursExtra)} / ${ms(baseExtra)}`,
-      note: `difference ${ms(oursExtra - baseExtra)} (goal ≤ 1 ms)`,
+      note: `difference ${ms(oursExtra - baseExtra)} (goal ≤ 1 ms)${failed ? `; ${failed} FAILED` : ""}`,
     });
   }
   await Promise.all([...oursClients, ...baseClients].map((c) => c.close()));
