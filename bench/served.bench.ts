@@ -138,7 +138,11 @@ async function load(clients: Client[], perClient: number, code: string) {
     clients.map(async (client) => {
       for (let i = 0; i < perClient; i++) {
         const t = performance.now();
-        const r = await execute(client, code).catch(() => ({ isError: true, ok: false }));
+        const r: Record<string, unknown> = await execute(client, code).catch((error) => ({
+          isError: true,
+          ok: false,
+          error: String(error),
+        }));
         samples.push(performance.now() - t);
         const expected = EXPECTED.get(code);
         if (

@@ -81,6 +81,8 @@ export interface HostCallControl {
 /** The guest call behind `HostCallControl.call`. It settles once, so it serves one binding. */
 class GuestCall {
   used = false;
+  /** The binding ended well and its worker settled the guest's promise with its result. */
+  delivered = false;
   constructor(
     readonly slot: Slot,
     readonly job: PendingJob,
@@ -422,9 +424,10 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (job.suspended === 0 && slot.jobs.get(job.id) === job) addAdmitted(job.key, 1);
       send(slot, { t: "clock", id: job.id, suspended: false });
     };
+    const call = job.job.kind === "action" ? new GuestCall(slot, job, callId) : undefined;
     const control: HostCallControl = {
       signal: job.done.signal,
-      ...(job.job.kind === "action" ? { call: new GuestCall(slot, job, callId) } : {}),
+      ...(call ? { call } : {}),
       suspendClock: () => {
         let open = true;
         suspended += 1;
@@ -454,6 +457,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     while (suspended > 0) resume();
     if (slot.jobs.get(job.id) !== job) return;
     slot.computing.add(job.id);
+    // Settled in the worker already, with the same value (a binding's result is the call's).
+    if (call?.delivered && reply.ok) return;
     send(slot, { t: "reply", id: job.id, callId, ...encodeReply(reply) });
   }
 
@@ -830,6 +835,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       undefined,
       here,
     );
+    if (here && outcome.ok) here.delivered = true;
     const redact = (text: string) => redactSecrets(text, masked);
     const logs = outcome.logs.map((l) => ({ level: l.level, text: redact(l.text) }));
     if (!outcome.ok) {

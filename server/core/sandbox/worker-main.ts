@@ -187,7 +187,10 @@ interface Running {
   ns?: QuickJSHandle;
   /** A binding context's check that globals are as they were before its first call (GLOBALS_CHECK). */
   globalsCheck?: QuickJSHandle;
-  /** A binding call that ran on fresh module state and left the globals as it found them. */
+  /**
+   * A binding call that ran on fresh module state. Its context goes back warm only if the call
+   * also left the globals as it found them, checked once its result has gone out (checkGlobals).
+   */
   fresh?: boolean;
   /** Served by a warm context. */
   wasWarm?: boolean;
@@ -481,7 +484,6 @@ function advance(r: Running, ctx: QuickJSContext): boolean {
   if (r.running) {
     const state = ctx.getPromiseState(r.running);
     if (state.type === "pending") return false;
-    if (r.fresh && r.globalsCheck) r.fresh = globalsUnchanged(ctx, r.globalsCheck);
     const own = state.type === "fulfilled" && state.notAPromise === true;
     if (state.type === "rejected") {
       r.outcome = { error: describeThrown(r, ctx, state.error) };
@@ -769,28 +771,31 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
   running.delete(r.id);
   // A guest exception leaves the engine consistent; anything at the host level does not.
   const healthy = r.hostFailure === undefined && (error === undefined || error.kind === "threw");
-  // Each disposal on its own, so one failure neither hides nor skips the others; the pool counts
-  // them (stats().disposeFailures) and a soak asserts none.
-  let disposeFailures = 0;
-  const dispose = (handle: { dispose(): void } | undefined) => {
-    try {
-      handle?.dispose();
-    } catch {
-      disposeFailures += 1;
-    }
-  };
   const m = r.module;
   if (m && r.hostFailure) breakModule(m, r, r.hostFailure);
   if (m?.broken) {
     // Its runtimes are gone with the instance: nothing to dispose, nothing to give back.
     post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
+    deliverToCaller(r, error, resultJson);
     return;
   }
   const warm = healthy ? warmContextOf(r) : undefined;
   if (warm && r.warmKey !== undefined) {
-    keepWarm(r.warmKey, warm);
+    // The result goes first: the check of the globals is not on the caller's path.
     post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
     deliverToCaller(r, error, resultJson);
+    const check = checkGlobals(r, warm);
+    if (check === "unchanged") {
+      keepWarm(r.warmKey, warm);
+      return;
+    }
+    if (check === "changed") {
+      laterDisposeFailures += disposeRun(r);
+      return;
+    }
+    // Interrupted (a guest getter that ran to the deadline): not disposed, as below.
+    r.pending.clear();
+    releaseModule(warm.module, false);
     return;
   }
   if (m && !healthy) {
@@ -803,6 +808,25 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
     post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
     return;
   }
+  const disposeFailures = disposeRun(r);
+  post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, disposeFailures) });
+  deliverToCaller(r, error, resultJson);
+}
+
+/**
+ * Disposes a healthy run's handles, context and runtime, and gives its instance back. Returns
+ * how many disposals failed: each is tried on its own, so one failure neither hides nor skips
+ * the others; the pool counts them (stats().disposeFailures) and a soak asserts none.
+ */
+function disposeRun(r: Running): number {
+  let failures = 0;
+  const dispose = (handle: { dispose(): void } | undefined) => {
+    try {
+      handle?.dispose();
+    } catch {
+      failures += 1;
+    }
+  };
   for (const d of r.pending.values()) dispose(d);
   r.pending.clear();
   dispose(r.loading);
@@ -812,13 +836,37 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
   if (r.helpers) for (const h of Object.values(r.helpers)) dispose(h);
   dispose(r.ctx);
   dispose(r.rt);
+  const m = r.module;
   // A leaked handle or an earlier abort: the instance, and every runtime in it, is lost.
-  if (m && disposeFailures > 0) {
+  if (m && failures > 0) {
     const lost = { kind: "internal" as const, message: "a sandbox runtime could not be disposed" };
     breakModule(m, r, lost);
-  } else if (m) releaseModule(m, healthy);
-  post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, disposeFailures) });
-  deliverToCaller(r, error, resultJson);
+  } else if (m) releaseModule(m, true);
+  return failures;
+}
+
+/** Disposal failures of runs whose "done" had gone out already: reported with the next one. */
+let laterDisposeFailures = 0;
+
+/**
+ * Runs a finished binding's GLOBALS_CHECK with its deadline armed (a guest getter on a global
+ * runs inside it). "interrupted": the deadline passed, or the check left jobs behind.
+ */
+function checkGlobals(r: Running, warm: WarmContext): "unchanged" | "changed" | "interrupted" {
+  r.interruptAt = deadlineAt(r);
+  watchdogAction[WATCHDOG_ACTION_SLOT] = r.id;
+  watchdogDeadline[0] = r.interruptAt;
+  computing = r;
+  try {
+    const unchanged = globalsUnchanged(warm.ctx, warm.globalsCheck);
+    if (r.interrupted || warm.rt.hasPendingJob()) return "interrupted";
+    return unchanged ? "unchanged" : "changed";
+  } catch {
+    return "interrupted";
+  } finally {
+    computing = undefined;
+    watchdogDeadline[0] = 0;
+  }
 }
 
 /**
@@ -855,8 +903,9 @@ function outcomeOf(
     logs: r.logs,
     logsDropped: r.logsDropped,
     countedMs: countedMs(r, Date.now()),
-    disposeFailures,
+    disposeFailures: disposeFailures + laterDisposeFailures,
   };
+  laterDisposeFailures = 0;
   if (error) outcome.error = error;
   if (r.wasWarm) outcome.warm = true;
   return outcome;
