@@ -51,6 +51,12 @@ export function replaceGlobal() { globalThis.fetch = function stale() {}; return
 export function replaceMethod() { Array.prototype.map = function stale() { return "stale"; }; return [1].map((x) => x); }
 export function replaceStatic() { Math.max = () => 99; }
 export function ownName() { const e = new Error("x"); e.name = "Mine"; e.toString = () => "own"; return [e.name, String(e)]; }
+export function ownArrayMethod() { const a = [1]; a.map = () => "own"; const o = { toString: () => "obj" }; o.valueOf = () => 7; return [a.map(), String(o), +o]; }
+export function replaceStringMethod() { String.prototype.trim = function stale() { return "stale"; }; }
+export function overrideMapMethod() { const m = new Map(); m.get = () => "own"; }
+export function deleteGlobal() { delete globalThis.fetch; }
+export function getterOnGlobal() { Object.defineProperty(globalThis, "fetch", { get() { while (true) {} } }); }
+export function replaceConsole() { console.log = () => {}; return "replaced"; }
 export function spin() { calls += 1; while (true) {} }`;
     // One worker, so every call lands where the module was evaluated.
     const single = createSandboxPool({ workers: 1, maxWorkers: 1 });
@@ -82,8 +88,25 @@ export function spin() { calls += 1; while (true) {} }`;
       expect(await binding("replaceMethod", "1")).toMatchObject({ ok: true, value: "stale" });
       expect(await binding("count", "1")).toMatchObject(fresh);
       expect(await binding("replaceStatic", "1")).toMatchObject({ ok: false, error: { kind: "threw" } });
-      // An instance still sets its own name and toString over the prototype's.
+      // An instance still sets its own name and toString over the prototype's, and an array or a
+      // plain object its own method; the other prototypes' methods are read-only.
       expect(await binding("ownName", "1")).toMatchObject({ ok: true, value: ["Mine", "own"] });
+      expect(await binding("ownArrayMethod", "1")).toMatchObject({ ok: true, value: ["own", "obj", 7] });
+      for (const name of ["replaceStringMethod", "overrideMapMethod"]) {
+        const refused = await binding(name, "1");
+        expect(refused).toMatchObject({ ok: false, error: { kind: "threw" } });
+        expect(refused.ok ? "" : refused.error.message).toMatch(/read-only|not writable/);
+      }
+      expect(await binding("count", "1")).toMatchObject({ ...fresh, value: [1, "fetch", null, 1, 2] });
+      // No global can be deleted, or turned into a getter (which the check would run).
+      expect(await binding("deleteGlobal", "1")).toMatchObject({ ok: false, error: { kind: "threw" } });
+      expect(await binding("getterOnGlobal", "1")).toMatchObject({ ok: false, error: { kind: "threw" } });
+      // A replaced console method: the call's result stands, the next call gets the real one.
+      expect(await binding("replaceConsole", "1")).toMatchObject({ ok: true, value: "replaced" });
+      expect(await binding("count", "1")).toMatchObject({
+        ...fresh,
+        logs: [{ level: "log", text: "call 1" }],
+      });
       // A run that ended abnormally does not leave its context behind.
       const spun = await binding("spin", "3", 300);
       expect(spun).toMatchObject({ ok: false, error: { kind: "timeout" } });

@@ -256,38 +256,51 @@ interface WarmContext {
  * warm context gives the next call the built-ins and globals as they were:
  * - the built-in constructors and namespaces (`Math`, `JSON`, `Array`, ...) are frozen: replacing
  *   `Math.max` throws a TypeError;
- * - the global object, `console` and the built-in prototypes are made non-extensible (a toolset
- *   cannot add a global or add to `Array.prototype`). They are not frozen: an instance must still
- *   be able to set its own `name` or `toString` over a prototype's. Instead every own property of
- *   theirs is remembered (a data property's value, an accessor's getter and setter);
- * - it returns a function that answers whether those are all still the same: a call that deleted
- *   or replaced a global, a console method or a prototype's method does not leave its context warm.
+ * - the global object, `console` and the built-in prototypes are made non-extensible, and none of
+ *   their properties can be deleted or redefined (so none becomes a getter that runs guest code
+ *   when this check reads it);
+ * - the prototype methods that objects commonly set their own over (SES's override list: every
+ *   property of Object.prototype, Array.prototype and the typed arrays' prototype; constructor,
+ *   name, message and toString of the Function and Error prototypes; Promise.prototype's
+ *   constructor) stay writable, as do the globals and console's methods, and their values are
+ *   remembered; every other prototype property is read-only;
+ * - it returns a function that answers whether the remembered values are all still the same: a
+ *   call that replaced a global, a console method or a prototype's method does not leave its
+ *   context warm.
  * It holds its own references, so guest code cannot fool it by replacing Reflect or Object. Not
  * seen: state inside objects reached through globals that are not built-ins.
  */
 const GLOBALS_CHECK = `(() => {
   const g = globalThis, ownKeys = Reflect.ownKeys, seal = Object.preventExtensions;
-  const describe = Object.getOwnPropertyDescriptor;
+  const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty;
   const typed = Object.getPrototypeOf(Uint8Array);
   const frozen = [Object, Function, Array, String, Number, Boolean, Symbol, BigInt, Math, JSON, Reflect,
     Promise, Map, Set, WeakMap, WeakSet, Date, RegExp, Error, TypeError, RangeError, ArrayBuffer, typed,
     Uint8Array];
+  const all = true;
+  const overridable = new Map([[g, all], [console, all], [Object.prototype, all], [Array.prototype, all],
+    [typed.prototype, all], [Function.prototype, ["constructor", "bind", "name", "toString"]],
+    [Error.prototype, ["constructor", "message", "name", "toString"]],
+    [TypeError.prototype, ["constructor", "message", "name"]], [RangeError.prototype, ["message"]],
+    [Promise.prototype, ["constructor"]]]);
   const watched = [g, console, Object.prototype, Function.prototype, Array.prototype, String.prototype,
     Number.prototype, Boolean.prototype, Symbol.prototype, BigInt.prototype, Promise.prototype,
     Map.prototype, Set.prototype, WeakMap.prototype, WeakSet.prototype, Date.prototype,
     RegExp.prototype, Error.prototype, TypeError.prototype, RangeError.prototype,
     ArrayBuffer.prototype, typed.prototype, Uint8Array.prototype];
-  // Data properties are compared by value (a read), accessors by their getter and setter.
-  const objects = [], keys = [], values = [], accessors = [];
+  const objects = [], keys = [], values = [];
   for (let j = 0; j < watched.length; j++) {
-    const o = watched[j], own = ownKeys(o);
+    const o = watched[j], own = ownKeys(o), keep = overridable.get(o);
     for (let i = 0; i < own.length; i++) {
-      const d = describe(o, own[i]);
-      if ("value" in d) {
-        objects.push(o);
-        keys.push(own[i]);
-        values.push(d.value);
-      } else accessors.push([o, own[i], d.get, d.set]);
+      const key = own[i], d = describe(o, key);
+      if ("value" in d && d.writable) {
+        if (keep === all || (keep !== undefined && keep.includes(key))) {
+          objects.push(o);
+          keys.push(key);
+          values.push(d.value);
+          define(o, key, { configurable: false });
+        } else define(o, key, { configurable: false, writable: false });
+      } else if (d.configurable) define(o, key, { configurable: false });
     }
   }
   for (let i = 0; i < frozen.length; i++) Object.freeze(frozen[i]);
@@ -297,10 +310,6 @@ const GLOBALS_CHECK = `(() => {
       const a = objects[i][keys[i]], b = values[i];
       // NaN (globalThis.NaN) is the one value not equal to itself.
       if (a !== b && !(a !== a && b !== b)) return false;
-    }
-    for (let i = 0; i < accessors.length; i++) {
-      const [o, key, get, set] = accessors[i], d = describe(o, key);
-      if (!d || d.get !== get || d.set !== set) return false;
     }
     return true;
   };
