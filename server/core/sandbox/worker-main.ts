@@ -798,13 +798,12 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
       keepWarm(r.warmKey, warm);
       return;
     }
-    if (check === "changed") {
-      laterDisposeFailures += disposeRun(r);
-      return;
+    if (check === "changed") laterDisposeFailures += disposeRun(r);
+    else if (check === "cut off") {
+      // Not disposed, as an unhealthy run below.
+      r.pending.clear();
+      releaseModule(warm.module, false);
     }
-    // Interrupted (a guest getter that ran to the deadline): not disposed, as below.
-    r.pending.clear();
-    releaseModule(warm.module, false);
     return;
   }
   if (m && !healthy) {
@@ -858,20 +857,23 @@ function disposeRun(r: Running): number {
 let laterDisposeFailures = 0;
 
 /**
- * Runs a finished binding's GLOBALS_CHECK with its deadline armed (a guest getter on a global
- * runs inside it). "interrupted": the deadline passed, or the check left jobs behind.
+ * Runs a finished binding's GLOBALS_CHECK in its context, guarded as a guest step (its deadline
+ * and the watchdog armed, growth charged to it), although the check runs no guest code: no
+ * property it reads can be a getter. "cut off": it was interrupted or left jobs behind; "broken":
+ * a trap, which breaks the instance as in pump().
  */
-function checkGlobals(r: Running, warm: WarmContext): "unchanged" | "changed" | "interrupted" {
+function checkGlobals(r: Running, warm: WarmContext): "unchanged" | "changed" | "cut off" | "broken" {
   r.interruptAt = deadlineAt(r);
   watchdogAction[WATCHDOG_ACTION_SLOT] = r.id;
   watchdogDeadline[0] = r.interruptAt;
   computing = r;
   try {
     const unchanged = globalsUnchanged(warm.ctx, warm.globalsCheck);
-    if (r.interrupted || warm.rt.hasPendingJob()) return "interrupted";
+    if (r.interrupted || warm.rt.hasPendingJob()) return "cut off";
     return unchanged ? "unchanged" : "changed";
-  } catch {
-    return "interrupted";
+  } catch (error) {
+    breakModule(warm.module, r, classifyHostFailure(r, error));
+    return "broken";
   } finally {
     computing = undefined;
     watchdogDeadline[0] = 0;
