@@ -299,7 +299,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const graceMs = options.watchdogGraceMs ?? 250;
   const baseLimits = resolveLimits(options.defaultLimits, DEFAULT_LIMITS);
   const source = findWorkerEntry(options.workerEntry);
-  const entry = source.endsWith(".ts") ? (bundledWorkerEntry(source) ?? source) : source;
+  const entryFor = () => (source.endsWith(".ts") ? (bundledWorkerEntry(source) ?? source) : source);
+  let entry = entryFor();
   const tsxApi = findTsxApi();
   const idleRetireMs = 10_000;
 
@@ -324,6 +325,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let nextCodeId = 0;
 
   function spawn(key: string | undefined): Slot {
+    // A bundle pruned by a newer process while this one ran for a week is written again.
+    if (entry !== source && !existsSync(entry)) entry = entryFor();
     const sab = new SharedArrayBuffer(WATCHDOG_BYTES);
     const init: WorkerInit & { entry: string; entryUrl: string; tsxApi: string } = {
       watchdog: sab,

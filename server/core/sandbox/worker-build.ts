@@ -6,14 +6,60 @@
  * failure (no esbuild, a read-only folder) leaves the caller on the .ts entry through tsx.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { join, sep } from "node:path";
 
 const built = new Map<string, string | undefined>();
 
-export function bundledWorkerEntry(tsEntry: string): string | undefined {
-  if (built.has(tsEntry)) return built.get(tsEntry);
+/** A bundle no process has started with for this long is removed (each code change writes one). */
+export const BUNDLE_UNUSED_MS = 7 * 24 * 60 * 60 * 1000;
+const BUNDLE_NAME = /^sandbox-worker-[0-9a-f]{16}\.mjs(\.\d+\.tmp)?$/;
+
+/**
+ * Removes the bundles in `dir` other than `keep` that were last used (written, or touched by a
+ * process starting with them) more than `unusedMs` ago. Returns the names removed. A process
+ * still running on a removed bundle writes it again before its next worker (bundledWorkerEntry).
+ */
+export function pruneBundles(
+  dir: string,
+  keep: string,
+  unusedMs = BUNDLE_UNUSED_MS,
+  now = Date.now(),
+): string[] {
+  const removed: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    if (file === keep || !BUNDLE_NAME.test(name)) continue;
+    try {
+      if (now - statSync(file).mtimeMs <= unusedMs) continue;
+      unlinkSync(file);
+      removed.push(name);
+    } catch {
+      // Gone already, or not ours to remove: either way nothing to do.
+    }
+  }
+  return removed;
+}
+
+/**
+ * The bundle of `tsEntry`, written if missing; undefined when it cannot be built (use tsx).
+ * `cacheDir` (tests): another folder than the one beside the packages.
+ */
+export function bundledWorkerEntry(tsEntry: string, cacheDir?: string): string | undefined {
+  const memo = `${tsEntry}\0${cacheDir ?? ""}`;
+  const known = built.get(memo);
+  // Another process may have pruned it since (after a week unused): then it is written again.
+  if (built.has(memo) && (known === undefined || existsSync(known))) return known;
   let out: string | undefined;
   try {
     const require = createRequire(tsEntry);
@@ -36,7 +82,7 @@ export function bundledWorkerEntry(tsEntry: string): string | undefined {
       const marker = `${sep}node_modules${sep}`;
       const at = pkg.lastIndexOf(marker);
       if (at < 0) throw new Error(`quickjs-emscripten-core is not under a node_modules folder: ${pkg}`);
-      const dir = join(pkg.slice(0, at + marker.length), ".cache", "toolstore");
+      const dir = cacheDir ?? join(pkg.slice(0, at + marker.length), ".cache", "toolstore");
       const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
       const file = join(dir, `sandbox-worker-${hash}.mjs`);
       if (!existsSync(file)) {
@@ -44,12 +90,17 @@ export function bundledWorkerEntry(tsEntry: string): string | undefined {
         const partial = `${file}.${process.pid}.tmp`;
         writeFileSync(partial, code);
         renameSync(partial, file);
+      } else {
+        // In use: a process that starts with it keeps it from being pruned for another week.
+        const now = new Date();
+        utimesSync(file, now, now);
       }
+      pruneBundles(dir, file);
       out = file;
     }
   } catch {
     out = undefined;
   }
-  built.set(tsEntry, out);
+  built.set(memo, out);
   return out;
 }
