@@ -44,6 +44,8 @@ test("[TOOLSETS]: the detail page renders doc.md, bindings with parameters, vers
   await expect(evaluate).toContainText("precision?: number");
   await expect(evaluate.locator(".cat-read")).toBeVisible();
   await expect(page.getByTestId("toolset-doc").getByRole("heading").first()).toBeVisible();
+  // It comes from toolsets/calculator, so it can be published again from there.
+  await expect(page.getByRole("button", { name: "Publish from folder" })).toBeVisible();
   await screenshot(page, "toolset-detail");
 
   // Keyboard: arrow keys move between the tabs.
@@ -97,6 +99,9 @@ test("[TOOLSETS]: an upload publishes v1, a second upload v2 with its difference
   await page.getByRole("link", { name: "Open greeter" }).click();
   await expect(page.getByTestId("binding-greet")).toContainText("excited?: boolean");
   await expect(page.getByTestId("binding-greet")).toContainText("= false");
+  // An uploaded toolset has no folder to publish from.
+  await expect(page.getByRole("button", { name: "Upload new version…" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Publish from folder" })).toHaveCount(0);
 
   await page.getByRole("button", { name: "Upload new version…" }).click();
   await page.getByLabel("doc.md text").fill(GREETER_DOC);

@@ -111,6 +111,12 @@ test("[PYTHON]: the plan's calculator is uploaded as toolset.py; its page shows 
     "Python · toolset.py",
   );
   await expect(page.getByTestId("binding-compute")).toContainText("compute");
+  // The bare @tool says so beside its category, and where an admin sets one.
+  const undeclared = page.getByTestId("undeclared-compute");
+  await expect(undeclared).toContainText("no category declared");
+  await expect(undeclared.getByRole("link", { name: "review" })).toHaveAttribute("href", "/capabilities");
+  // An uploaded toolset has no folder to publish from.
+  await expect(page.getByRole("button", { name: "Publish from folder" })).toHaveCount(0);
   await screenshot(page, "python-toolset-desktop");
   await page.getByRole("tab", { name: "Code" }).click();
   const code = page.getByRole("region", { name: "toolset.py" });

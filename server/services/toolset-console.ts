@@ -4,6 +4,7 @@
  * binding called directly through the engine's run.invoke, so the gate decides like for any call
  * (it may wait in the approval queue). Nothing here bypasses the gate or reads a secret back.
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { Engine } from "../core/actions/engine";
@@ -44,8 +45,17 @@ export const tryItSchema = z.object({
 });
 
 /** One toolset for the detail page; versions carry the publisher's username. */
-export async function toolsetForConsole(db: Db, name: string) {
+/**
+ * A toolset as the console shows it. `hasFolder`: the toolsets folder (`root`) has a folder of
+ * that name with a toolset file, so "Publish from folder" can publish it (an uploaded toolset
+ * has none).
+ */
+export async function toolsetForConsole(db: Db, name: string, root: string) {
   const detail = await getToolset(db, name);
+  const dir = isValidToolsetName(name) ? path.join(path.resolve(root), name) : undefined;
+  const hasFolder =
+    dir !== undefined &&
+    (existsSync(path.join(dir, "toolset.ts")) || existsSync(path.join(dir, "toolset.py")));
   const ids = [...new Set(detail.versions.flatMap((v) => (v.publishedById ? [v.publishedById] : [])))];
   const users = ids.length
     ? await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } })
@@ -53,6 +63,7 @@ export async function toolsetForConsole(db: Db, name: string) {
   const names = new Map(users.map((u) => [u.id, u.username]));
   return {
     ...detail,
+    hasFolder,
     versions: detail.versions.map((v) => ({
       version: v.version,
       contentHash: v.contentHash,

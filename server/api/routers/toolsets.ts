@@ -22,7 +22,9 @@ const name = z.object({ name: z.string().min(1).max(64) });
 
 export const toolsetsRouter = router({
   list: viewerProcedure.query(({ ctx }) => listToolsets(ctx.db)),
-  get: viewerProcedure.input(name).query(({ ctx, input }) => toolsetForConsole(ctx.db, input.name)),
+  get: viewerProcedure
+    .input(name)
+    .query(({ ctx, input }) => toolsetForConsole(ctx.db, input.name, loadEnv().TOOLSTORE_TOOLSETS_DIR)),
   diff: viewerProcedure
     .input(name.extend({ from: z.number().int().min(1), to: z.number().int().min(1).optional() }))
     .query(({ ctx, input }) => diffStoredVersions(ctx.db, input.name, input.from, input.to)),

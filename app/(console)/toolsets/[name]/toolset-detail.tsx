@@ -139,15 +139,17 @@ export function ToolsetDetail({
             >
               Upload new version…
             </button>
-            <button
-              type="button"
-              className="btn btn-primary"
-              disabled={republish.isPending}
-              onClick={() => republish.mutate({ name })}
-              title={`Publish toolsets/${name} again from the folder`}
-            >
-              {republish.isPending ? "Publishing…" : "Publish from folder"}
-            </button>
+            {t?.hasFolder && (
+              <button
+                type="button"
+                className="btn btn-primary"
+                disabled={republish.isPending}
+                onClick={() => republish.mutate({ name })}
+                title={`Publish toolsets/${name} again from the folder`}
+              >
+                {republish.isPending ? "Publishing…" : "Publish from folder"}
+              </button>
+            )}
           </div>
         )}
       </div>
@@ -234,6 +236,12 @@ export function ToolsetDetail({
                         return (
                           <>
                             <CategoryBadge category={cap?.category ?? b.category} />
+                            {b.categoryPending && (!cap || cap.category === cap.declaredCategory) && (
+                              <div className="small pill-wait" data-testid={`undeclared-${b.name}`}>
+                                no category declared (bare <code>@tool</code>): runs as {b.category} until an
+                                admin sets one — <Link href="/capabilities">review</Link>
+                              </div>
+                            )}
                             {cap?.pendingCategory && (
                               <div className="small pill-wait">
                                 declares <CategoryBadge category={cap.pendingCategory} /> —{" "}
