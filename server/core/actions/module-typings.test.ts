@@ -1,6 +1,11 @@
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { createStoreModule } from "../capabilities/builtins/store";
 import { renderModuleTypings, type TypingsModule } from "./module-typings";
+
+/** The shipped toolstore/store, whose `execute` passes a toolset's own arguments through. */
+const noCatalog = { list: async () => [], search: async () => [], info: async () => null };
+const store = createStoreModule(noCatalog);
 
 const modules: TypingsModule[] = [
   {
@@ -46,6 +51,15 @@ const modules: TypingsModule[] = [
       },
     ],
   },
+  {
+    name: store.name,
+    description: store.description,
+    // As the registry names them: store.execute is `execute` in toolstore/store.
+    exports: store.exports.map((e) => ({
+      exportName: e.spec.name.slice(store.name.length + 1),
+      spec: e.spec,
+    })),
+  },
 ];
 
 /** Type-check an action against the generated declarations; returns the error messages. */
@@ -78,6 +92,22 @@ describe("module typings", () => {
         console.log(r.value);
       }`);
     expect(errors).toEqual([]);
+  });
+
+  it("lets store.execute pass a toolset's own arguments beside `function`", () => {
+    const errors = check(`
+      import { execute } from "toolstore/store";
+      export default async function () {
+        await execute({ tool_name: "textkit", arguments: { function: "word_count", text: "one two" } });
+        await execute({ tool_name: "calc", arguments: { a: 1, b: 2 } });
+      }`);
+    expect(errors).toEqual([]);
+    const wrong = check(`
+      import { execute } from "toolstore/store";
+      export default async function () {
+        await execute({ tool_name: "x", arguments: { function: 1 } });
+      }`);
+    expect(wrong.join("\n")).toMatch(/'number' is not assignable to type 'string'/);
   });
 
   it("rejects unknown exports, missing required arguments and wrong types", () => {

@@ -45,6 +45,10 @@ describe("schemaToTs", () => {
       { type: "object", properties: { a: { type: "string" } }, additionalProperties: { type: "unknown" } },
       "{ a?: string, [key: string]: unknown }",
     ],
+    [
+      { type: "object", properties: { function: { type: "string" } }, additionalProperties: true },
+      "{ function?: string, [key: string]: unknown }",
+    ],
     [{ properties: { x: { type: "boolean" } } }, "{ x?: boolean }"],
     [undefined, "unknown"],
     [{}, "unknown"],

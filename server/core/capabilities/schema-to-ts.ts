@@ -207,7 +207,12 @@ function renderObject(schema: JsonSchema, layout: Layout, indent: string, depth:
     members.push(`${doc.length ? `${docBlock(doc, inner)}\n` : ""}${inner}${member};`);
   }
   const extra = schema.additionalProperties;
-  const extraType = isSchema(extra) ? render(extra, layout, inner, depth + 1) : undefined;
+  // `additionalProperties: true` (store.execute's `arguments`) takes any other key as well.
+  const extraType = isSchema(extra)
+    ? render(extra, layout, inner, depth + 1)
+    : extra === true
+      ? "unknown"
+      : undefined;
   if (members.length === 0) {
     if (extraType !== undefined) return `Record<string, ${extraType}>`;
     return extra === false ? "{}" : "Record<string, unknown>";
