@@ -296,7 +296,9 @@ test("[MOBILE]: an approver answers at 390x844; nothing scrolls sideways", async
     isMobile: true,
   });
   const page = await phone.newPage();
-  const call = execute(saveAction(png(160, 100, [20, 140, 120]), "phone-teal"), "from a phone");
+  const picture = png(160, 100, [20, 140, 120]);
+  const picturePrefix = picture.slice(-40);
+  const call = execute(saveAction(picture, "phone-teal"), "from a phone");
   await page.goto("/approvals");
   const card = cardFor(page, "phone-teal");
   await expect(card).toBeVisible();
@@ -305,7 +307,19 @@ test("[MOBILE]: an approver answers at 390x844; nothing scrolls sideways", async
   const menu = page.getByRole("button", { name: /Menu/ });
   await expect(menu).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Sections" })).toBeHidden();
+  // The waiting call's line cuts the picture's base64, which the argument above shows as a
+  // picture; a button shows it whole.
+  const hit = card.locator(".code-line-hit");
+  const cut = hit.getByRole("button", { name: /characters/ });
+  await expect(cut).toBeVisible();
+  expect((await hit.textContent())?.length ?? 0).toBeLessThan(200);
+  expect((await hit.boundingBox())?.height ?? 0, "the call's line wraps to a few lines at most").toBeLessThan(
+    120,
+  );
   await screenshot(page, "h13-mobile-approvals");
+  await cut.tap();
+  await expect(hit).toContainText(picturePrefix);
+  expect((await hit.textContent())?.length ?? 0).toBeGreaterThan(picture.length);
   await menu.click();
   await expect(page.getByRole("navigation", { name: "Sections" })).toBeVisible();
   await screenshot(page, "h13-mobile-menu");

@@ -115,12 +115,45 @@ function foldedLines(lineCount: number, highlighted: number[], context = 2): num
   return [...keep].sort((a, b) => a - b);
 }
 
+/** A string literal on one line: "…", '…' or `…` (escapes kept inside). */
+const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g;
+const LONG_STRING = 80;
+
+/**
+ * A line with its long string literals (a base64 picture, a document) cut to their start and a
+ * button with their length: folded code is for finding the call, and the arguments are shown
+ * whole above it. The button, or unfolding, shows every character.
+ */
+function shortenStrings(line: string, showAll: () => void): React.ReactNode {
+  if (line.length <= LONG_STRING) return line;
+  const parts: React.ReactNode[] = [];
+  let at = 0;
+  for (const match of line.matchAll(STRING_LITERAL)) {
+    const literal = match[0];
+    if (literal.length <= LONG_STRING) continue;
+    const start = match.index;
+    parts.push(line.slice(at, start), literal.slice(0, 32), "…", literal.at(-1));
+    parts.push(
+      <button key={start} type="button" className="code-cut" onClick={showAll}>
+        {(literal.length - 2).toLocaleString("en-US")} characters
+      </button>,
+    );
+    at = start + literal.length;
+  }
+  if (at === 0) return line;
+  parts.push(line.slice(at));
+  return parts;
+}
+
 /** The action's code, folded to the highlighted lines and a little around them. */
 export function FoldedCode({ code, highlighted }: { code: string; highlighted: number[] }) {
   const all = code.split("\n");
   const shown = foldedLines(all.length, highlighted);
   const foldable = highlighted.length > 0 && shown.length < all.length;
   const [open, setOpen] = useState(!foldable);
+  // Long string literals are cut until the code is unfolded, or one of them is asked for.
+  const [whole, setWhole] = useState(false);
+  const cut = !whole && !(open && foldable);
   const marks = new Set(highlighted);
   const visible = open ? all.map((_, i) => i + 1) : shown;
   const out: React.ReactNode[] = [];
@@ -146,7 +179,7 @@ export function FoldedCode({ code, highlighted }: { code: string; highlighted: n
         data-line={n}
         aria-current={marks.has(n) ? "true" : undefined}
       >
-        {all[n - 1] || " "}
+        {(cut ? shortenStrings(all[n - 1] ?? "", () => setWhole(true)) : all[n - 1]) || " "}
       </span>,
     );
     previous = n;
