@@ -90,13 +90,16 @@ export function bundledWorkerEntry(tsEntry: string, cacheDir?: string): string |
         const partial = `${file}.${process.pid}.tmp`;
         writeFileSync(partial, code);
         renameSync(partial, file);
-      } else {
+      }
+      out = file;
+      try {
         // In use: a process that starts with it keeps it from being pruned for another week.
         const now = new Date();
         utimesSync(file, now, now);
+        pruneBundles(dir, file);
+      } catch {
+        // Housekeeping only: a read-only folder still serves the bundle it has.
       }
-      pruneBundles(dir, file);
-      out = file;
     }
   } catch {
     out = undefined;
