@@ -134,7 +134,13 @@ function shortenStrings(line: string, showAll: () => void): React.ReactNode {
     const start = match.index;
     parts.push(line.slice(at, start), literal.slice(0, 32), "…", literal.at(-1));
     parts.push(
-      <button key={start} type="button" className="code-cut" onClick={showAll}>
+      <button
+        key={start}
+        type="button"
+        className="code-cut"
+        onClick={showAll}
+        aria-label={`Show the whole string: ${(literal.length - 2).toLocaleString("en-US")} characters`}
+      >
         {(literal.length - 2).toLocaleString("en-US")} characters
       </button>,
     );
