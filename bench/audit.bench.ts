@@ -9,8 +9,8 @@ import path from "node:path";
 import type { DecisionRecord } from "../server/core/gate/ports";
 import { createDb } from "../server/db";
 import { deployMigrations } from "../server/db/migrate";
-import { createPrismaDecisionSink } from "../server/services/engine/run-stores";
-import { createWriteBatcher } from "../server/services/engine/write-batcher";
+import { createPrismaDecisionSink } from "../server/infra/run-stores";
+import { createWriteBatcher } from "../server/infra/write-batcher";
 import { type Benchmark, ms, summarize } from "./harness";
 
 const decision = (i: number): DecisionRecord => ({

@@ -12,8 +12,8 @@ import { makePng } from "../server/core/testing/png";
 import { createDb, type Db } from "../server/db";
 import { deployMigrations } from "../server/db/migrate";
 import { pgConfigFromUrl } from "../server/db/provider";
-import { type ServerEngine, startServerEngine } from "../server/services/engine";
-import { createPgChannel, type InstanceChannel } from "../server/services/engine/instance-channel";
+import { type ServerEngine, startServerEngine } from "../server/engine";
+import { createPgChannel, type InstanceChannel } from "../server/infra/instance-channel";
 import { type Benchmark, type BenchReport, ms, summarize } from "./harness";
 
 const ROUNDS = 30;

@@ -12,8 +12,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { testSession } from "../server/core/testing/fixtures";
 import { createDb } from "../server/db";
 import { deployMigrations } from "../server/db/migrate";
-import { startServerEngine } from "../server/services/engine";
-import { categorizeTools, parseCategorizeRule, saveServer } from "../server/services/mcp-servers";
+import { startServerEngine } from "../server/engine";
+import { categorizeTools, parseCategorizeRule, saveServer } from "../server/modules/mcp-servers";
 import { type Benchmark, type BenchReport, ms, summarize } from "./harness";
 
 const ROUNDS = 10;

@@ -12,13 +12,13 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { createDb } from "../server/db";
 import { deployMigrations } from "../server/db/migrate";
+import { createPrismaPorts, startServerEngine } from "../server/engine";
+import { createEventBus } from "../server/infra/events";
 import { createMcpHttpHandler } from "../server/mcp/http";
 import { serveFetchHandler } from "../server/mcp/node-adapter";
+import { syncToolsetsFolder } from "../server/modules/toolsets";
 import { createApiKey } from "../server/services/api-keys";
-import { createPrismaPorts, startServerEngine } from "../server/services/engine";
-import { createEventBus } from "../server/services/events";
 import { createMcpBackend } from "../server/services/mcp-backend";
-import { syncToolsetsFolder } from "../server/services/toolsets";
 import { type Benchmark, type BenchReport, ms, summarize } from "./harness";
 
 const CLIENTS = 8;

@@ -95,9 +95,9 @@ async function startToolStore() {
   const { parseDatabaseUrl } = await import("../server/db/provider");
   const { createMcpHttpHandler } = await import("../server/mcp/http");
   const { createApiKey } = await import("../server/services/api-keys");
-  const { startServerEngine } = await import("../server/services/engine");
+  const { startServerEngine } = await import("../server/engine");
   const { createMcpBackend } = await import("../server/services/mcp-backend");
-  const { syncToolsetsFolder } = await import("../server/services/toolsets");
+  const { syncToolsetsFolder } = await import("../server/modules/toolsets");
 
   const target = parseDatabaseUrl(process.env.BENCH_DATABASE_URL ?? "");
   await deployMigrations(target);

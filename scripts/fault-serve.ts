@@ -1,17 +1,17 @@
 /**
- * A real ToolStore server process for the fault suite (server/services/engine/fault-suite.test.ts)
+ * A real ToolStore server process for the fault suite (server/engine/fault-suite.test.ts)
  * and the cross-instance benchmark: the real engine, the MCP HTTP handler and the instance
  * channel over DATABASE_URL, on 127.0.0.1:FAULT_PORT, with heartbeats from
  * TOOLSTORE_HEARTBEAT_MS. Prints `ready <url>` on stdout once it serves. Meant to be killed.
  */
 import { createDb } from "../server/db";
 import { parseDatabaseUrl } from "../server/db/provider";
+import { startServerEngine } from "../server/engine";
 import { loadEnv } from "../server/env";
+import { createInstanceChannel } from "../server/infra/instance-channel";
+import { instanceAddress } from "../server/infra/instances";
 import { createMcpHttpHandler } from "../server/mcp/http";
 import { serveFetchHandler } from "../server/mcp/node-adapter";
-import { startServerEngine } from "../server/services/engine";
-import { createInstanceChannel } from "../server/services/engine/instance-channel";
-import { instanceAddress } from "../server/services/engine/instances";
 import { createMcpBackend } from "../server/services/mcp-backend";
 
 const env = loadEnv();

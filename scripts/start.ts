@@ -10,9 +10,9 @@ import { AppError, isAppError } from "../server/core/errors";
 import { dbTarget, getDb } from "../server/db";
 import { migrateIfNeeded } from "../server/db/prepare";
 import { redactUrl } from "../server/db/provider";
+import { loadSkillsFolder, loadToolsetsFolder } from "../server/engine/startup";
 import { loadEnv, publicUrl } from "../server/env";
 import { issueSetupToken } from "../server/services/auth";
-import { loadSkillsFolder, loadToolsetsFolder } from "../server/services/startup";
 import { secretBoxFor } from "../server/services/stored-secrets";
 import { buildIsCurrent, writeBuildStamp } from "./build-stamp";
 

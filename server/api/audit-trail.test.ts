@@ -8,13 +8,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import type { ServerEngine } from "../engine";
+import { verifyAuditChain } from "../infra/audit-log";
+import { createPrismaDecisionSink } from "../infra/run-stores";
+import { createWriteBatcher } from "../infra/write-batcher";
+import { syncToolsetsFolder } from "../modules/toolsets";
 import { createApiKey } from "../services/api-keys";
-import { verifyAuditChain } from "../services/audit-log";
 import type { SessionUser } from "../services/auth";
-import type { ServerEngine } from "../services/engine";
-import { createPrismaDecisionSink } from "../services/engine/run-stores";
-import { createWriteBatcher } from "../services/engine/write-batcher";
-import { syncToolsetsFolder } from "../services/toolsets";
 import { createCaller } from "./root";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-audit-trail-"));

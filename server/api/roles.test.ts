@@ -10,8 +10,8 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import { type ServerEngine, startServerEngine } from "../engine";
 import type { Role, SessionUser } from "../services/auth";
-import { type ServerEngine, startServerEngine } from "../services/engine";
 import { appRouter, createCaller } from "./root";
 import { CSRF_HEADER } from "./trpc";
 

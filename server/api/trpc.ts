@@ -7,11 +7,11 @@ import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import { ZodError } from "zod";
 import { type AppError, type ErrorCode, isAppError } from "../core/errors";
 import { type Db, getDb } from "../db";
+import { getEngine, type ServerEngine } from "../engine";
 import { getRequestGuard } from "../http/request-guard";
-import { auditLogFor } from "../services/audit-log";
+import { auditLogFor } from "../infra/audit-log";
 import { auditedInput, auditTargetFor } from "../services/audit-targets";
 import { type Role, roleAtLeast, SESSION_COOKIE, type SessionUser, sessionUser } from "../services/auth";
-import { getEngine, type ServerEngine } from "../services/engine";
 import { readCookie } from "./cookies";
 
 export const CSRF_HEADER = "x-toolstore-csrf";

@@ -2,7 +2,7 @@
  * `audit verify`: recompute the audit log's hash chain and name the first broken entry (exit 1).
  * `audit export [--action a] [--actor name] [--since ISO]`: the entries as JSON lines on stdout.
  */
-import { exportAuditJsonLines, verifyAuditChain } from "../services/audit-log";
+import { exportAuditJsonLines, verifyAuditChain } from "../infra/audit-log";
 import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 

@@ -3,8 +3,9 @@
  * prints the new key on stdout and nothing else, so it can be captured. The key belongs to the
  * given user, or to the first admin.
  */
+
+import { auditLogFor, cliActor } from "../infra/audit-log";
 import { createApiKey } from "../services/api-keys";
-import { auditLogFor, cliActor } from "../services/audit-log";
 import { AppError, type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 

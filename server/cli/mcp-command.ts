@@ -2,10 +2,11 @@
  * `mcp`: serves execute_code and view_image over stdio with the key in TOOLSTORE_API_KEY.
  * stdout carries only the protocol; messages go to stderr.
  */
+
+import { getEngine } from "../engine";
 import { loadEnv } from "../env";
 import { getMcpBackend } from "../mcp/mount";
 import { serveMcpOverStdio } from "../mcp/stdio";
-import { getEngine } from "../services/engine";
 import { type CliCommand, EXIT } from "./command";
 import { openMigratedDb } from "./open-db";
 

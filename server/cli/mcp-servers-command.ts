@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Db } from "../db";
-import { createPrismaAssetStore } from "../services/engine/run-stores";
-import { createWriteBatcher } from "../services/engine/write-batcher";
+import { createPrismaAssetStore } from "../infra/run-stores";
+import { createWriteBatcher } from "../infra/write-batcher";
 import {
   categorizeTools,
   createMcpModuleSource,
@@ -20,7 +20,7 @@ import {
   removeServer,
   saveServer,
   setServerSecret,
-} from "../services/mcp-servers";
+} from "../modules/mcp-servers";
 import {
   AppError,
   type CliCommand,

@@ -7,7 +7,7 @@ import {
   listToolsetFolders,
   type ToolsetDiagnostic,
 } from "../core/toolsets";
-import { publishToolset } from "../services/toolsets";
+import { publishToolset } from "../modules/toolsets";
 import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 

@@ -2,7 +2,7 @@
  * `secrets rotate-key [--new-key <base64>]`: re-seal every stored secret with a new key.
  * `secrets status`: where the key comes from and how many secrets are sealed.
  */
-import { auditLogFor, cliActor } from "../services/audit-log";
+import { auditLogFor, cliActor } from "../infra/audit-log";
 import { rotateSecretKey, sealedCount, secretBoxConfigFor, secretBoxFor } from "../services/stored-secrets";
 import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { formatDiagnostic } from "../core/toolsets";
 import { loadEnv } from "../env";
-import { syncToolsetsFolder } from "../services/toolsets";
+import { syncToolsetsFolder } from "../modules/toolsets";
 import { type CliCommand, EXIT, parseCommandArgs } from "./command";
 import { openMigratedDb } from "./open-db";
 

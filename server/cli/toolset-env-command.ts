@@ -3,8 +3,8 @@
  * Without a value, `set` reads it from stdin, so a secret need not appear in shell history.
  * Secrets are never printed.
  */
-import { auditLogFor, cliActor } from "../services/audit-log";
-import { listToolsetEnv, setToolsetEnvVar, unsetToolsetEnvVar } from "../services/toolsets";
+import { auditLogFor, cliActor } from "../infra/audit-log";
+import { listToolsetEnv, setToolsetEnvVar, unsetToolsetEnvVar } from "../modules/toolsets";
 import { type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 

@@ -1,6 +1,6 @@
 /** `toolset-settings <name> [--timeout <ms>] [--hosts a,b] [--add-host h] [--remove-host h]`. */
-import { auditLogFor, cliActor } from "../services/audit-log";
-import { getToolset, updateToolsetSettings } from "../services/toolsets";
+import { auditLogFor, cliActor } from "../infra/audit-log";
+import { getToolset, updateToolsetSettings } from "../modules/toolsets";
 import { type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 

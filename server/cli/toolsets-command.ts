@@ -2,7 +2,7 @@
  * `toolsets [<name>]`: list the published toolsets, or show one (bindings, settings, environment
  * with secrets masked, capabilities, versions); `--diff <from> [--to <n>]` shows what changed.
  */
-import { diffStoredVersions, getToolset, listToolsets } from "../services/toolsets";
+import { diffStoredVersions, getToolset, listToolsets } from "../modules/toolsets";
 import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 

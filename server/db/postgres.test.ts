@@ -8,10 +8,10 @@ import { sqltag as sql } from "@prisma/client/runtime/client";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db, pgPool, rawStatement, runBatch } from "../db";
+import { startServerEngine } from "../engine";
+import { createEventBus } from "../infra/events";
+import { syncToolsetsFolder } from "../modules/toolsets";
 import { completeSetup, createSession, issueSetupToken, sessionUser } from "../services/auth";
-import { startServerEngine } from "../services/engine";
-import { createEventBus } from "../services/events";
-import { syncToolsetsFolder } from "../services/toolsets";
 import { deployMigrations, diffMigrationsToSchema, migrationStatus } from "./migrate";
 import { parseDatabaseUrl, pgConfigFromUrl } from "./provider";
 

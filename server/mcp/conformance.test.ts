@@ -14,10 +14,10 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
+import { syncToolsetsFolder } from "../modules/toolsets";
 import { createApiKey } from "../services/api-keys";
-import { createPrismaPorts, type ServerEngine, startServerEngine } from "../services/engine";
 import { createMcpBackend } from "../services/mcp-backend";
-import { syncToolsetsFolder } from "../services/toolsets";
 import { createMcpHttpHandler } from "./http";
 import { serveFetchHandler } from "./node-adapter";
 

@@ -13,8 +13,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import { type ServerEngine, startServerEngine } from "../engine";
 import { createApiKey } from "../services/api-keys";
-import { type ServerEngine, startServerEngine } from "../services/engine";
 import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
 import { serveFetchHandler } from "./node-adapter";

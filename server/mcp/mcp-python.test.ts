@@ -18,10 +18,10 @@ import { migrateLegacyDocker } from "../core/python/migrate-docker";
 import { createPythonRuntime, type PythonRuntime } from "../core/python/runtime";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
+import { publishToolset, updateToolsetSettings } from "../modules/toolsets";
 import { createApiKey } from "../services/api-keys";
-import { createPrismaPorts, type ServerEngine, startServerEngine } from "../services/engine";
 import { createMcpBackend } from "../services/mcp-backend";
-import { publishToolset, updateToolsetSettings } from "../services/toolsets";
 import { createMcpHttpHandler } from "./http";
 import { serveFetchHandler } from "./node-adapter";
 

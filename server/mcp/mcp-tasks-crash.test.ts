@@ -11,9 +11,7 @@ import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
-import { createApiKey } from "../services/api-keys";
-import { type ServerEngine, startServerEngine } from "../services/engine";
-import { createInstanceChannel, type InstanceChannel } from "../services/engine/instance-channel";
+import { type ServerEngine, startServerEngine } from "../engine";
 import {
   freePort,
   kill9,
@@ -26,7 +24,9 @@ import {
   sqliteScratch,
   startReceiver,
   until,
-} from "../services/engine/testing/served-process";
+} from "../engine/testing/served-process";
+import { createInstanceChannel, type InstanceChannel } from "../infra/instance-channel";
+import { createApiKey } from "../services/api-keys";
 import { createMcpBackend } from "../services/mcp-backend";
 import { RUN_META_KEY } from "../services/mcp-tasks";
 import { createMcpHttpHandler } from "./http";

@@ -16,11 +16,11 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
+import { createEventBus, type EventBus } from "../infra/events";
+import { syncToolsetsFolder } from "../modules/toolsets";
 import { createApiKey, KEY_CACHE_MS, revokeApiKey } from "../services/api-keys";
-import { createPrismaPorts, type ServerEngine, startServerEngine } from "../services/engine";
-import { createEventBus, type EventBus } from "../services/events";
 import { createMcpBackend } from "../services/mcp-backend";
-import { syncToolsetsFolder } from "../services/toolsets";
 import { createMcpHttpHandler } from "./http";
 import { serveFetchHandler } from "./node-adapter";
 

@@ -1,8 +1,8 @@
 /** The process's MCP handlers, composed from the engine, the database and the environment. */
 import { getDb } from "../db";
+import { getEngine } from "../engine";
 import { loadEnv, publicUrl } from "../env";
 import { getRequestGuard } from "../http/request-guard";
-import { getEngine } from "../services/engine";
 import type { McpBackend } from "../services/mcp-backend";
 import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";

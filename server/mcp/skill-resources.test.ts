@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
+import { syncSkillsFolder } from "../modules/skills";
 import { createApiKey } from "../services/api-keys";
-import { createPrismaPorts, type ServerEngine, startServerEngine } from "../services/engine";
 import { createMcpBackend } from "../services/mcp-backend";
-import { syncSkillsFolder } from "../services/skills";
 import { createMcpHttpHandler } from "./http";
 import { serveFetchHandler } from "./node-adapter";
 

@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import type { Db, Prisma } from "../db";
+import type { EventBus } from "../infra/events";
+import { getEventBus } from "../infra/live";
 import { getRunManifests, type RunManifest } from "./action-manifest";
-import type { EventBus } from "./events";
-import { getEventBus } from "./live";
 
 const HISTORY_SIZE = 50;
 

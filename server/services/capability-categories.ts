@@ -36,7 +36,7 @@ export interface CapabilityRow {
 }
 
 /**
- * Built-in capabilities get their rows when the engine starts (server/services/engine); a list
+ * Built-in capabilities get their rows when the engine starts (server/engine); a list
  * for the console passes `started` so a fresh instance lists them too.
  */
 export interface ListOptions {

@@ -4,8 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
+import { createEventBus, type EventBus } from "../infra/events";
 import { listActiveGrants, listApprovalQueue, revokeSessionGrants } from "./approval-queue";
-import { createEventBus, type EventBus } from "./events";
 import { type RunWatchItem, watchRun } from "./run-watch";
 import { getRunDetail, listRuns, parseRunFilters } from "./runs";
 

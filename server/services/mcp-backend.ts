@@ -15,8 +15,8 @@ import { AppError } from "../core/errors";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { SkillStore } from "../core/skills";
 import type { Db } from "../db";
+import type { ServerEngine } from "../engine";
 import type { ApiKeyIdentity } from "./api-keys";
-import type { ServerEngine } from "./engine";
 import { createMcpTaskStore } from "./mcp-tasks";
 
 /** What the MCP surface (server/mcp) needs from the engine; server/mcp only adapts the protocol. */

@@ -9,8 +9,8 @@ import { renderModuleTypings } from "../core/actions/module-typings";
 import { MODES, type Mode, type Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
+import { latestEventSeq } from "../infra/events";
 import type { SessionUser } from "./auth";
-import { latestEventSeq } from "./events";
 
 export const MAX_PLAYGROUND_CODE = 100_000;
 

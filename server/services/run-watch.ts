@@ -5,8 +5,8 @@
  */
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { Db } from "../db";
-import type { EventBus, LiveEvent } from "./events";
-import { getEventBus } from "./live";
+import type { EventBus, LiveEvent } from "../infra/events";
+import { getEventBus } from "../infra/live";
 
 export const RUN_EVENT_TYPES = [
   "run.started",

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
-import { openSecrets } from "./mcp-servers/secrets";
+import { openSecrets } from "../modules/mcp-servers/secrets";
+import { loadToolsetRuntime, setToolsetEnvVar, syncToolsetsFolder } from "../modules/toolsets";
 import { createSecretBox, isSealed, newSecretKeyText, parseSecretKey } from "./secret-box";
 import { prepareSecretBox, secretBoxFor } from "./stored-secrets";
-import { loadToolsetRuntime, setToolsetEnvVar, syncToolsetsFolder } from "./toolsets";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-secrets-"));
 const dbFile = path.join(dir, "secrets.db");

@@ -17,7 +17,7 @@ import { loadCappedQuickJS } from "../core/sandbox/quickjs-module";
 import { sessionInMode } from "../core/testing/fixtures";
 import { createMemoryPorts } from "../core/testing/memory-ports";
 import { bindingInvocation } from "../core/toolsets";
-import { buildToolsetModule } from "../services/toolsets/toolset-modules";
+import { buildToolsetModule } from "../modules/toolsets/toolset-modules";
 import { compileExample } from "./helpers";
 
 interface BenchRow {

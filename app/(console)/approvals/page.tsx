@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { getDb } from "@/server/db";
+import { latestEventSeq } from "@/server/infra/events";
 import { listApprovalQueue } from "@/server/services/approval-queue";
-import { latestEventSeq } from "@/server/services/events";
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";
 import { ApprovalsQueue } from "./approvals-queue";

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { JsonView } from "@/app/_components/json-view";
 import { RelativeTime } from "@/app/_components/relative-time";
 import { getDb } from "@/server/db";
-import { listAuditEntries, parseAuditQuery } from "@/server/services/audit-log";
+import { listAuditEntries, parseAuditQuery } from "@/server/infra/audit-log";
 import { Forbidden } from "../../_components/forbidden";
 import { requireRole } from "../../_lib/session";
 import "../workbench.css";

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { RelativeTime } from "@/app/_components/relative-time";
 import { SURFACES } from "@/server/core/capabilities/types";
 import { getDb } from "@/server/db";
-import { latestEventSeq } from "@/server/services/events";
+import { latestEventSeq } from "@/server/infra/events";
 import { listRuns, parseRunFilters, RUN_STATUSES, runFilterOptions } from "@/server/services/runs";
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";

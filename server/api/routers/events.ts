@@ -1,6 +1,6 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
-import { getEventBus } from "../../services/live";
+import { getEventBus } from "../../infra/live";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 export const eventsRouter = router({

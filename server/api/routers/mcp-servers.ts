@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { getEngine } from "../../services/engine";
-import { getServer, listServers } from "../../services/mcp-servers";
+import { getEngine } from "../../engine";
+import { getServer, listServers } from "../../modules/mcp-servers";
 import {
   categorizeFromConsole,
   categorizeSchema,
@@ -9,7 +9,7 @@ import {
   removeServerFromConsole,
   saveServerFromConsole,
   setSecretFromConsole,
-} from "../../services/mcp-servers/console";
+} from "../../modules/mcp-servers/console";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 const name = z.object({ name: z.string().min(1).max(64) });

@@ -9,7 +9,7 @@ import {
   readSkillFileForConsole,
   removeSkill,
   unwrapSkillFolder,
-} from "../../services/skills";
+} from "../../modules/skills";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 const name = z.object({ name: z.string().min(1).max(64) });

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { loadEnv } from "../../env";
 import {
+  diffStoredVersions,
+  listToolsets,
+  setToolsetEnvVar,
+  unsetToolsetEnvVar,
+  updateToolsetSettings,
+} from "../../modules/toolsets";
+import {
   publishFromFolder,
   syncFromFolder,
   toolsetForConsole,
@@ -8,14 +15,7 @@ import {
   tryItSchema,
   uploadSchema,
   uploadToolset,
-} from "../../services/toolset-console";
-import {
-  diffStoredVersions,
-  listToolsets,
-  setToolsetEnvVar,
-  unsetToolsetEnvVar,
-  updateToolsetSettings,
-} from "../../services/toolsets";
+} from "../../modules/toolsets/console";
 import { adminProcedure, approverProcedure, router, viewerProcedure } from "../trpc";
 
 const name = z.object({ name: z.string().min(1).max(64) });

@@ -1,7 +1,7 @@
 /**
  * createEngine — composes the core from ports: registry (the modules and module sources it is
  * handed), gate with approvals, sandbox pool, action runner, recovery. It names no module: the
- * composition root (server/services/engine) passes the built-ins and every source; tests pass
+ * composition root (server/engine) passes the built-ins and every source; tests pass
  * in-memory ports and the modules they need (server/core/testing).
  */
 import { createRegistryCatalog } from "../capabilities/catalog";

@@ -1,7 +1,7 @@
 /**
  * Run store port: one row per action run (ActionRun), written at start and at finish, so runs
  * and their approvals survive a restart and can be recovered. Implemented over Prisma in
- * server/services/engine.
+ * server/engine.
  */
 import type { Mode, Surface } from "../capabilities/types";
 import type { ObservationEnvelope } from "./envelope";

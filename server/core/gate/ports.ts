@@ -1,6 +1,6 @@
 /**
  * Ports of the gate and of the engine's live feed. The services layer implements them over
- * Prisma (server/services/engine); tests use server/core/testing/memory-ports.ts. Every state
+ * Prisma (server/engine); tests use server/core/testing/memory-ports.ts. Every state
  * change an instance needs to see lives behind a port, never only in memory.
  */
 import type { Category, JsonValue, Mode, Surface } from "../capabilities/types";

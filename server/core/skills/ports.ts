@@ -1,6 +1,6 @@
 /**
  * What the skills module and the skill catalog read: the current version of every skill, from
- * the database (server/services/skills) or from memory (tests). Types only.
+ * the database (server/modules/skills) or from memory (tests). Types only.
  */
 import type { SkillFileEntry } from "./types";
 

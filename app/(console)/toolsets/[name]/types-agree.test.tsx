@@ -11,10 +11,10 @@ import { builtinModules } from "@/server/core/capabilities/builtins";
 import { createMemoryPorts } from "@/server/core/testing/memory-ports";
 import { SHIPPED_MODULE_NAMES, shippedToolsets } from "@/server/core/testing/shipped-modules";
 import type { Db } from "@/server/db";
-import type { ServerEngine } from "@/server/services/engine";
+import type { ServerEngine } from "@/server/engine";
+import { buildToolsetModule } from "@/server/modules/toolsets";
 import { createMcpBackend } from "@/server/services/mcp-backend";
 import { playgroundModules } from "@/server/services/playground";
-import { buildToolsetModule } from "@/server/services/toolsets";
 import { Params } from "./params";
 
 interface Member {

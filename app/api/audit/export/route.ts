@@ -1,6 +1,6 @@
 import { cookies } from "next/headers";
 import { getDb } from "@/server/db";
-import { exportAuditJsonLines, parseAuditQuery } from "@/server/services/audit-log";
+import { exportAuditJsonLines, parseAuditQuery } from "@/server/infra/audit-log";
 import { roleAtLeast, SESSION_COOKIE, sessionUser } from "@/server/services/auth";
 
 export const runtime = "nodejs";

@@ -1,0 +1,171 @@
+/**
+ * Live events for the console. Every event is written to the Event table (the outbox) and
+ * every instance tails that table, so a decision made on one instance reaches the SSE views
+ * served by another. Tailing only runs while someone listens. With an instance channel
+ * (PostgreSQL LISTEN/NOTIFY) a new row wakes every tail at once; the poll stays the fallback.
+ */
+import { EventEmitter, on } from "node:events";
+import type { Db } from "../db";
+import type { InstanceChannel } from "./instance-channel";
+
+export interface LiveEvent {
+  seq: number;
+  type: string;
+  payload: unknown;
+  at: string;
+}
+
+export interface EventBus {
+  publish(type: string, payload: unknown): Promise<LiveEvent>;
+  /** Events after `afterSeq` (default: from now on), until the signal aborts. */
+  subscribe(options: { signal: AbortSignal; afterSeq?: number; types?: string[] }): AsyncGenerator<LiveEvent>;
+  /** Stop tailing (tests and shutdown). */
+  close(): void;
+}
+
+/**
+ * The newest event's seq. A page that reads it before its data, and subscribes after it, misses
+ * nothing that happened between its render and its subscription.
+ */
+export async function latestEventSeq(db: Db): Promise<number> {
+  const row = await db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
+  return row?.seq ?? 0;
+}
+
+const POLL_MS = 150;
+const KEEP_MS = 24 * 60 * 60 * 1000;
+/**
+ * PostgreSQL hands out sequence numbers at insert and makes rows visible at commit, so seq 8 can
+ * be readable while seq 7's transaction is still open. A tail that moved past 7 would never see
+ * it: hold at a gap this long before treating it as a rolled-back insert.
+ */
+const GAP_WAIT_MS = 1_000;
+
+export function createEventBus(
+  db: Db,
+  options: { pollMs?: number; channel?: InstanceChannel } = {},
+): EventBus {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  const pollMs = options.pollMs ?? POLL_MS;
+  let lastSeq = -1;
+  let listeners = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let polling = false;
+  let lastPrune = 0;
+  let gapSince: number | undefined;
+
+  const latestSeq = () => latestEventSeq(db);
+
+  let again = false;
+
+  async function poll() {
+    if (polling) {
+      // A wake-up during a read: read once more right after, not a tick later.
+      again = true;
+      return;
+    }
+    again = false;
+    polling = true;
+    try {
+      if (lastSeq < 0) lastSeq = await latestSeq();
+      const rows = await db.event.findMany({
+        where: { seq: { gt: lastSeq } },
+        orderBy: { seq: "asc" },
+        take: 500,
+      });
+      for (const row of rows) {
+        if (row.seq !== lastSeq + 1) {
+          gapSince ??= Date.now();
+          if (Date.now() - gapSince < GAP_WAIT_MS) break;
+        }
+        gapSince = undefined;
+        lastSeq = row.seq;
+        emitter.emit("event", toLive(row));
+      }
+      if (Date.now() - lastPrune > 60_000) {
+        lastPrune = Date.now();
+        await db.event.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - KEEP_MS) } } });
+      }
+    } catch (error) {
+      console.error(`events: tail failed: ${error instanceof Error ? error.message : error}`);
+    } finally {
+      polling = false;
+      if (again && listeners > 0) void poll();
+    }
+  }
+
+  const offChannel = options.channel?.on("event", () => {
+    if (listeners > 0) void poll();
+  });
+
+  function retain() {
+    listeners += 1;
+    if (!timer) {
+      timer = setInterval(poll, pollMs);
+      timer.unref();
+    }
+  }
+
+  function release() {
+    listeners -= 1;
+    if (listeners <= 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+      lastSeq = -1;
+      gapSince = undefined;
+    }
+  }
+
+  return {
+    async publish(type, payload) {
+      const row = await db.event.create({ data: { type, payload: JSON.stringify(payload ?? null) } });
+      options.channel?.notify("event");
+      // Wake the tail at once instead of waiting for the next tick.
+      if (listeners > 0) void poll();
+      return toLive(row);
+    },
+
+    async *subscribe({ signal, afterSeq, types }) {
+      retain();
+      // Listen before reading the backlog: `on` buffers, so nothing emitted meanwhile is lost.
+      const live = on(emitter, "event", { signal }) as AsyncIterableIterator<[LiveEvent]>;
+      try {
+        const start = afterSeq ?? (await latestSeq());
+        // A fresh tail starts where this subscriber starts, not at whatever is newest by its first tick.
+        if (lastSeq < 0) lastSeq = start;
+        const backlog = await db.event.findMany({
+          where: { seq: { gt: start } },
+          orderBy: { seq: "asc" },
+          take: 500,
+        });
+        let seen = start;
+        for (const row of backlog) {
+          seen = row.seq;
+          if (!types || types.includes(row.type)) yield toLive(row);
+        }
+        for await (const [event] of live) {
+          if (event.seq <= seen) continue;
+          seen = event.seq;
+          if (!types || types.includes(event.type)) yield event;
+        }
+      } catch (error) {
+        if (!signal.aborted) throw error;
+      } finally {
+        await live.return?.();
+        release();
+      }
+    },
+
+    close() {
+      offChannel?.();
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      emitter.removeAllListeners();
+    },
+  };
+}
+
+function toLive(row: { seq: number; type: string; payload: string; createdAt: Date }): LiveEvent {
+  return { seq: row.seq, type: row.type, payload: JSON.parse(row.payload), at: row.createdAt.toISOString() };
+}
