@@ -46,7 +46,7 @@ async function measure(): Promise<BenchReport> {
       args: [BIN],
       env: { MEMORY_FILE_PATH: memoryFile },
     });
-    await engine.mcp.refresh("memory");
+    await engine.sources.mcp.source.refresh("memory");
     await categorizeTools(db, "memory", [parseCategorizeRule("*=proposed")], null);
     engine.registry.invalidate();
 

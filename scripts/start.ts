@@ -10,8 +10,8 @@ import { AppError, isAppError } from "../server/core/errors";
 import { dbTarget, getDb } from "../server/db";
 import { migrateIfNeeded } from "../server/db/prepare";
 import { redactUrl } from "../server/db/provider";
-import { loadSkillsFolder, loadToolsetsFolder } from "../server/engine/startup";
 import { loadEnv, publicUrl } from "../server/env";
+import { SOURCE_PLUGINS } from "../server/modules";
 import { issueSetupToken } from "../server/services/auth";
 import { secretBoxFor } from "../server/services/stored-secrets";
 import { buildIsCurrent, writeBuildStamp } from "./build-stamp";
@@ -53,9 +53,12 @@ async function main() {
   // The secret key (TOOLSTORE_SECRET_KEY or the key file, created now on a first start); stored
   // plain-text secrets from before encryption are sealed here. A missing key stops the start.
   await secretBoxFor(db);
-  const toolsets = await loadToolsetsFolder(db, path.resolve(root, env.TOOLSTORE_TOOLSETS_DIR));
-  console.log(toolsets);
-  console.log(await loadSkillsFolder(db, path.resolve(root, env.TOOLSTORE_SKILLS_DIR)));
+  // Each source with a folder (toolsets, skills) publishes it; a broken entry never stops the start.
+  for (const plugin of SOURCE_PLUGINS) {
+    if ("loadAtStart" in plugin && plugin.loadAtStart) {
+      console.log(await plugin.loadAtStart(db, { root, log: (line) => console.log(line) }));
+    }
+  }
 
   if (!dev && !buildIsCurrent(root)) {
     console.log("building the console (first start or sources changed)…");

@@ -2,6 +2,7 @@
  * The one Prisma client of the process, kept on globalThis so Next's module reloading does not
  * open a second connection. SQLite (default) and PostgreSQL go through Prisma driver adapters.
  */
+
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Sql } from "@prisma/client/runtime/client";
 import type { ArgType, SqlQuery } from "@prisma/driver-adapter-utils";
@@ -11,6 +12,7 @@ import { PrismaClient } from "./db/generated/sqlite/client";
 import { type DbTarget, parseDatabaseUrl, pgConfigFromUrl } from "./db/provider";
 import { PrismaWorkerSqlite } from "./db/sqlite-worker";
 import { loadEnv } from "./env";
+import { processSingleton } from "./infra/process-singletons";
 
 /** Both generated clients expose the same model API; the SQLite one names the type. */
 export type Db = PrismaClient;
@@ -162,14 +164,10 @@ export function targetOfDb(db: Db): DbTarget | undefined {
   return targets.get(db);
 }
 
-const holder = globalThis as typeof globalThis & { __toolstoreDb?: Db; __toolstoreDbTarget?: DbTarget };
-
 export function dbTarget(): DbTarget {
-  holder.__toolstoreDbTarget ??= parseDatabaseUrl(loadEnv().DATABASE_URL);
-  return holder.__toolstoreDbTarget;
+  return processSingleton("dbTarget", () => parseDatabaseUrl(loadEnv().DATABASE_URL));
 }
 
 export function getDb(): Db {
-  holder.__toolstoreDb ??= createDb(dbTarget());
-  return holder.__toolstoreDb;
+  return processSingleton("db", () => createDb(dbTarget()));
 }

@@ -3,6 +3,7 @@
  * under server/cli/ as a `CliCommand` and list it here.
  */
 import { auditCommand } from "./audit-command";
+import { categoriesCommand } from "./categories-command";
 import type { CliCommand } from "./command";
 import { keysCommand } from "./keys-command";
 import { mcpCommand } from "./mcp-command";
@@ -32,5 +33,6 @@ export const COMMANDS: readonly CliCommand[] = [
   mcpCommand,
   mcpServersCommand,
   secretsCommand,
+  categoriesCommand,
   auditCommand,
 ];

@@ -1,131 +1,61 @@
 /**
- * Composition root of the engine for the server: Prisma-backed ports, the sandbox pool, the
- * modules and module sources, and the database's effective categories, composed by createEngine
- * (server/core/actions/engine.ts). One engine per process, kept on globalThis like the Prisma
- * client. On first use it retires the heartbeat rows of earlier boots on its address, recovers
- * runs and approvals left by processes that are gone, records the fixed modules' capabilities,
- * then keeps a heartbeat and sweeps. On PostgreSQL the instance channel (LISTEN/NOTIFY) wakes
- * approval waiters, cancels and event tails on every instance at once; polling stays the fallback.
+ * Composition root of the engine for the server: Prisma-backed ports (server/infra), the sandbox
+ * pool and the Python runtime, the built-in modules, and every registered source plug-in
+ * (server/modules), composed by createEngine (server/core/actions/engine.ts). One engine per
+ * process (getEngine). On first use it retires the heartbeat rows of earlier boots on its address,
+ * recovers runs and approvals left by processes that are gone, records the fixed modules'
+ * capabilities, then keeps a heartbeat and sweeps (./maintenance.ts). On PostgreSQL the instance
+ * channel (LISTEN/NOTIFY) wakes approval waiters, cancels and event tails on every instance at
+ * once; polling stays the fallback.
  *
- * The seams for a new kind of capability: a fixed module is a ModuleFactory in `modules`; a set
- * that changes at run time (rows in the database, external servers) is a ModuleSource in
- * `sources`; entries for `store.list` that are not modules are a CatalogSource; a toolset
- * language is a BindingRuntime in `runtimes`. Nothing under server/core changes for any of them.
+ * A new source of capabilities is a plug-in in its own folder, registered in server/modules; a
+ * toolset language is a BindingRuntime in `runtimes`. Nothing here changes for either.
  */
-
 import type { EnginePorts } from "../core/actions/engine";
 import { createEngine, type Engine } from "../core/actions/engine";
 import { builtinModules } from "../core/capabilities/builtins";
 import type { CatalogSource, ModuleFactory, ModuleSource } from "../core/capabilities/ports";
-import { systemClock } from "../core/gate/ports";
+import type { Session } from "../core/capabilities/types";
 import type { PythonRuntime } from "../core/python/runtime";
 import { createPythonRuntime } from "../core/python/runtime";
 import type { BindingRuntimes } from "../core/sandbox/binding-runtime";
-import { createSandboxPool } from "../core/sandbox/pool";
-import {
-  createPythonScriptRunner,
-  createSandboxScriptRunner,
-  createSkillCatalogSource,
-  createSkillsModule,
-  type SkillStore,
-} from "../core/skills";
+import { createSandboxPool, type SandboxPool } from "../core/sandbox/pool";
 import { type Db, dbTarget, getDb } from "../db";
 import { loadEnv } from "../env";
-import { createPrismaApprovalStore, createPrismaGrantStore } from "../infra/approval-store";
+import { createPrismaPorts } from "../infra/engine-ports";
 import { type InstanceChannel, processChannel } from "../infra/instance-channel";
 import {
   createLivenessCheck,
   DEFAULT_HEARTBEAT_MS,
-  heartbeat,
   instanceAddress,
   instanceTimeoutMs,
   newInstanceId,
-  pruneInstances,
-  retirePredecessors,
 } from "../infra/instances";
-import {
-  createOutboxPublisher,
-  createPrismaAssetStore,
-  createPrismaDecisionSink,
-  createPrismaRuleSource,
-  createPrismaRunStore,
-} from "../infra/run-stores";
-import { createWriteBatcher } from "../infra/write-batcher";
-import { createMcpModuleSource, type McpModuleSource } from "../modules/mcp-servers";
-import { createPrismaSkillStore } from "../modules/skills";
-import { createCapabilityCategoryLookup, createToolsetModuleSource } from "../modules/toolsets";
-import { endOrphanedTasks } from "../services/mcp-tasks";
+import { dropProcessSingleton, processSingleton } from "../infra/process-singletons";
+import { SOURCE_PLUGINS } from "../modules";
+import type { SourceContext, SourceParts, SourcePlugin } from "../modules/plugin";
+import { createCapabilityCategoryLookup } from "../services/capability-categories";
 import { getPythonRuntime } from "../services/python-runtime";
-import { recordRegistryCapabilities } from "../services/registry-capabilities";
+import { startInstance } from "./maintenance";
 
 export { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
+export { createPrismaPorts } from "../infra/engine-ports";
+
+type Registered = (typeof SOURCE_PLUGINS)[number];
+
+/** Each registered plug-in's parts by its id: `engine.sources.mcp.source`, `engine.sources.skills.store`. */
+export type SourceInstances = {
+  [P in Registered as P["id"]]: ReturnType<P["create"]>;
+};
 
 export interface ServerEngine extends Engine {
   instanceId: string;
-  /** The external MCP servers' source: its connections (console "refresh", status). */
-  mcp: McpModuleSource;
-  /** The skills `toolstore/skills` reads; the MCP skill resources read the same. */
-  skills: SkillStore;
-  /** Stop the maintenance timer and the sandbox workers (tests, shutdown). */
+  /** What each source plug-in built (its connections, its store). */
+  sources: SourceInstances;
+  /** The registered plug-ins, for the category-review flow and the start-time folder loads. */
+  plugins: readonly SourcePlugin[];
+  /** Stop the maintenance timers, the sources and the sandbox workers (tests, shutdown). */
   shutdown(): Promise<void>;
-}
-
-/**
- * Ports over the database; the engine's audit writes share group commits (write-batcher.ts): a
- * run that makes only read calls is one commit. Events go into the Event outbox table, which
- * every EventBus tails.
- */
-export function createPrismaPorts(db: Db, channel?: InstanceChannel): EnginePorts {
-  const batch = createWriteBatcher(db);
-  const approvals = createPrismaApprovalStore(db);
-  const runs = createPrismaRunStore(db, batch);
-  const events = createOutboxPublisher(db, batch);
-  return {
-    rules: createPrismaRuleSource(db),
-    grants: createPrismaGrantStore(db),
-    approvals: channel ? announceApprovals(approvals, channel) : approvals,
-    decisions: createPrismaDecisionSink(db, batch),
-    events: channel
-      ? {
-          async publish(event, options) {
-            await events.publish(event, options);
-            channel.notify("event");
-          },
-        }
-      : events,
-    runs: channel
-      ? {
-          ...runs,
-          async requestCancel(id, at) {
-            const requested = await runs.requestCancel(id, at);
-            if (requested) channel.notify("cancel", id);
-            return requested;
-          },
-        }
-      : runs,
-    assets: createPrismaAssetStore(db, batch),
-    clock: systemClock,
-  };
-}
-
-/** Every committed change of an approval's state is announced, so its waiter wakes at once. */
-function announceApprovals(
-  store: EnginePorts["approvals"],
-  channel: InstanceChannel,
-): EnginePorts["approvals"] {
-  const announced =
-    <A extends unknown[]>(change: (id: string, ...rest: A) => Promise<boolean>) =>
-    async (id: string, ...rest: A) => {
-      const won = await change(id, ...rest);
-      if (won) channel.notify("approval", id);
-      return won;
-    };
-  return {
-    ...store,
-    decide: announced(store.decide),
-    expire: announced(store.expire),
-    abandon: announced(store.abandon),
-  };
 }
 
 export interface ServerEngineOptions {
@@ -143,10 +73,8 @@ export interface ServerEngineOptions {
   hostAliases?: Readonly<Record<string, string>>;
   /** More fixed modules (tests, canaries), beside the built-ins. */
   extraModules?: ModuleFactory[];
-  /** More module sources, beside the toolsets. */
+  /** More module sources, beside the plug-ins' (tests). */
   extraSources?: ModuleSource[];
-  /** Where `toolstore/skills`, store.list and the MCP resources read skills; default: the database. */
-  skills?: SkillStore;
   /** host:port this process serves on (instanceAddress): a restart there retires its predecessors. */
   address?: string;
   /** Heartbeat period; an instance silent for two and a half of them is dead. */
@@ -162,66 +90,75 @@ export interface ServerEngineOptions {
   python?: PythonRuntime;
 }
 
-/** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
-export async function startServerEngine(options: ServerEngineOptions): Promise<ServerEngine> {
-  const { db, channel } = options;
-  const instanceId = options.instanceId ?? newInstanceId();
-  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  const timeoutMs = instanceTimeoutMs(heartbeatMs);
-  const alive = createLivenessCheck(db, timeoutMs);
-  const pool = createSandboxPool({
+/** What the plug-ins built, gathered into the engine's seams. */
+interface BuiltSources {
+  instances: SourceInstances;
+  modules: ModuleFactory[];
+  moduleSources: ModuleSource[];
+  catalogSources: CatalogSource[];
+  close(): Promise<void>;
+}
+
+function buildSources(context: SourceContext): BuiltSources {
+  const entries = SOURCE_PLUGINS.map((plugin) => [plugin.id, plugin.create(context)] as const);
+  const parts: SourceParts[] = entries.map(([, part]) => part);
+  return {
+    instances: Object.fromEntries(entries) as SourceInstances,
+    modules: parts.flatMap((p) => p.modules ?? []),
+    moduleSources: parts.flatMap((p) => p.moduleSources ?? []),
+    catalogSources: parts.flatMap((p) => p.catalogSources ?? []),
+    async close() {
+      await Promise.allSettled(parts.map((p) => p.close?.()));
+    },
+  };
+}
+
+function poolFor(options: ServerEngineOptions): SandboxPool {
+  return createSandboxPool({
     ...(options.workers ? { workers: options.workers } : {}),
     ...(options.maxRunsPerKey ? { maxRunsPerKey: options.maxRunsPerKey } : {}),
     ...(options.queueTimeoutMs ? { queueTimeoutMs: options.queueTimeoutMs } : {}),
     ...(options.hostAliases ? { hostAliases: options.hostAliases } : {}),
   });
+}
+
+/** Builds and starts an engine over a database (getEngine() uses it with the process's settings). */
+export async function startServerEngine(options: ServerEngineOptions): Promise<ServerEngine> {
+  const { db, channel } = options;
+  const instanceId = options.instanceId ?? newInstanceId();
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const alive = createLivenessCheck(db, instanceTimeoutMs(heartbeatMs));
+  const pool = poolFor(options);
   const python = options.python ?? createPythonRuntime();
-  const ownsPython = options.python === undefined;
   const runtimes: BindingRuntimes = { typescript: pool, python };
-  const skills = options.skills ?? createPrismaSkillStore(db);
+  const ports = options.ports ?? createPrismaPorts(db, channel);
   let engineRef: Engine | undefined;
-  // Skill scripts run as nested actions: the registry's mounted modules decide what they import.
-  const skillScripts = createSandboxScriptRunner({
+  const sources = buildSources({
+    db,
+    assets: ports.assets,
     pool,
-    async mountedModules(session) {
+    python,
+    runtimes,
+    ...(options.actionTimeoutMs ? { actionTimeoutMs: options.actionTimeoutMs } : {}),
+    // Nested actions (skill scripts) import what the registry mounts for their session.
+    async mountedModules(session: Session) {
       if (!engineRef) throw new Error("engine not ready");
       const mounted = await engineRef.registry.mountedModules(session);
       return Object.fromEntries(mounted.map((m) => [m.name, m.exports.map((e) => e.exportName)]));
     },
-    ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
   });
-  const modules: ModuleFactory[] = [
-    builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
-    () => [
-      createSkillsModule({
-        store: skills,
-        javascript: skillScripts,
-        // .py scripts run in the same locked-down Pyodide workers as toolset.py (own trust domain).
-        python: createPythonScriptRunner({
-          python,
-          ...(options.actionTimeoutMs ? { timeoutMs: options.actionTimeoutMs } : {}),
-        }),
-      }),
-    ],
-    ...(options.extraModules ?? []),
-  ];
-  const ports = options.ports ?? createPrismaPorts(db, channel);
-  // External MCP servers; engine.close() (and so shutdown) stops their processes.
-  const mcp = createMcpModuleSource({ db, assets: ports.assets });
-  const sources: ModuleSource[] = [
-    createToolsetModuleSource({ db, runtimes }),
-    mcp,
-    ...(options.extraSources ?? []),
-  ];
-  const catalogSources: CatalogSource[] = [createSkillCatalogSource(skills)];
   const engine = createEngine({
     ports,
     instanceId,
     isInstanceAlive: alive,
     pool,
-    modules,
-    sources,
-    catalogSources,
+    modules: [
+      builtinModules({ http: { allowedHosts: options.httpAllowedHosts ?? [] } }),
+      ...sources.modules,
+      ...(options.extraModules ?? []),
+    ],
+    sources: [...sources.moduleSources, ...(options.extraSources ?? [])],
+    catalogSources: sources.catalogSources,
     categories: createCapabilityCategoryLookup(db),
     ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
     ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
@@ -229,85 +166,39 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.cancelPollMs ? { cancelPollMs: options.cancelPollMs } : {}),
   });
   engineRef = engine;
-  const unsubscribe = channel
-    ? [
-        channel.on("approval", (id) => engine.approvals.wake(id)),
-        channel.on("cancel", () => void engine.checkCancels()),
-      ]
-    : [];
-
-  const address = options.address ?? null;
-  await heartbeat(db, instanceId, { address });
-  if (address) await retirePredecessors(db, instanceId, address);
-  await engine.recover(alive, { startup: true });
-  // After the runs: a dead process's MCP tasks end from their (now interrupted) runs.
-  await endOrphanedTasks(db, { instanceId, isInstanceAlive: alive });
-  // Built-in capabilities have rows from the start, so every page counts and lists the same set.
-  await recordRegistryCapabilities(db, await engine.registry.modules());
-
-  // The heartbeat has its own timer: a slow sweep must never make a live instance look dead.
-  let beating = false;
-  const beat = setInterval(() => {
-    if (beating) return;
-    beating = true;
-    heartbeat(db, instanceId, { address })
-      .catch((error: unknown) => {
-        console.error(`engine: heartbeat failed: ${error instanceof Error ? error.message : error}`);
-      })
-      .finally(() => {
-        beating = false;
-      });
-  }, heartbeatMs);
-  beat.unref();
-
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    // A failed sweep is retried on the next tick; the run paths never depend on it.
-    void (async () => {
-      try {
-        await engine.approvals.expireDue();
-        await engine.recover(alive, { startup: false });
-        await endOrphanedTasks(db, { instanceId, isInstanceAlive: alive });
-        await pruneInstances(db);
-      } catch (error) {
-        console.error(`engine: maintenance failed: ${error instanceof Error ? error.message : error}`);
-      } finally {
-        busy = false;
-      }
-    })();
-  }, heartbeatMs);
-  timer.unref();
-
+  const instance = await startInstance({
+    db,
+    engine,
+    instanceId,
+    alive,
+    heartbeatMs,
+    address: options.address ?? null,
+    ...(channel ? { channel } : {}),
+  });
   return {
     ...engine,
     instanceId,
-    mcp,
-    skills,
+    sources: sources.instances,
+    plugins: SOURCE_PLUGINS,
     async shutdown() {
-      clearInterval(timer);
-      clearInterval(beat);
-      for (const off of unsubscribe) off();
+      instance.stop();
+      // engine.close() closes the module sources; the plug-ins' own close is for the rest.
       await engine.close();
-      await Promise.allSettled(
-        Object.values(runtimes).map((r) =>
-          r === pool || (r === python && !ownsPython) ? undefined : r?.close(),
-        ),
-      );
+      await sources.close();
+      if (options.python === undefined) await python.close().catch(() => undefined);
       await pool.close();
-      await db.setting.deleteMany({ where: { key: `instance:${instanceId}` } });
+      await instance.forget();
     },
   };
 }
 
-const holder = globalThis as typeof globalThis & { __toolstoreEngine?: Promise<ServerEngine> };
+const ENGINE = "engine";
 
 /** The process's engine, started on first use with the settings from server/env.ts. */
 export function getEngine(): Promise<ServerEngine> {
-  if (!holder.__toolstoreEngine) {
+  const started = processSingleton(ENGINE, () => {
     const env = loadEnv();
-    const started = startServerEngine({
+    return startServerEngine({
       db: getDb(),
       httpAllowedHosts: env.TOOLSTORE_HTTP_ALLOWED_HOSTS,
       actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
@@ -321,10 +212,7 @@ export function getEngine(): Promise<ServerEngine> {
       hostAliases: env.TOOLSTORE_EGRESS_ALIASES,
       python: getPythonRuntime(),
     });
-    holder.__toolstoreEngine = started;
-    started.catch(() => {
-      if (holder.__toolstoreEngine === started) holder.__toolstoreEngine = undefined;
-    });
-  }
-  return holder.__toolstoreEngine;
+  });
+  started.catch(() => dropProcessSingleton(ENGINE, started));
+  return started;
 }

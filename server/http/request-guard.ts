@@ -6,7 +6,9 @@
  * - X-Forwarded-Host/-Proto are read only when the deployment says a proxy sits in front.
  * It reads no environment itself: `requestGuardFromEnv` builds it from server/env.ts.
  */
+
 import { type Env, loadEnv, publicUrl } from "../env";
+import { processSingleton } from "../infra/process-singletons";
 
 export interface RequestGuardOptions {
   /** The configured listen address and port (HOST, PORT). */
@@ -189,10 +191,7 @@ export function requestGuardFromEnv(env: Env = loadEnv()): RequestGuard {
   });
 }
 
-let cached: RequestGuard | undefined;
-
 /** The process's guard, built once from the environment. */
 export function getRequestGuard(): RequestGuard {
-  cached ??= requestGuardFromEnv();
-  return cached;
+  return processSingleton("requestGuard", requestGuardFromEnv);
 }

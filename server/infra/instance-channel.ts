@@ -6,9 +6,11 @@
  * never correctness: every listener keeps its poll as the fallback. On SQLite (one process) there
  * is nobody to tell: the no-op channel is used and local wake-ups do the work.
  */
+
 import pg from "pg";
 import type { DbTarget } from "../db/provider";
 import { pgConfigFromUrl } from "../db/provider";
+import { processSingleton } from "./process-singletons";
 
 export type ChannelTopic = "approval" | "event" | "cancel";
 
@@ -128,10 +130,7 @@ export function createPgChannel(url: string): InstanceChannel {
   };
 }
 
-const holder = globalThis as typeof globalThis & { __toolstoreChannel?: InstanceChannel };
-
 /** The process's channel (one LISTEN connection per process), like the one Prisma client. */
 export function processChannel(target: DbTarget): InstanceChannel {
-  holder.__toolstoreChannel ??= createInstanceChannel(target);
-  return holder.__toolstoreChannel;
+  return processSingleton("instanceChannel", () => createInstanceChannel(target));
 }

@@ -3,28 +3,21 @@ import { getDb } from "../db";
 import { getEngine } from "../engine";
 import { loadEnv, publicUrl } from "../env";
 import { getRequestGuard } from "../http/request-guard";
+import { processSingleton } from "../infra/process-singletons";
 import type { McpBackend } from "../services/mcp-backend";
 import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
 
-const holder = globalThis as typeof globalThis & {
-  __toolstoreMcp?: (req: Request) => Promise<Response>;
-  __toolstoreMcpBackend?: McpBackend;
-};
-
 export function getMcpBackend(): McpBackend {
-  holder.__toolstoreMcpBackend ??= createMcpBackend({
-    db: getDb(),
-    engine: getEngine,
-    publicUrl: publicUrl(),
-  });
-  return holder.__toolstoreMcpBackend;
+  return processSingleton("mcpBackend", () =>
+    createMcpBackend({ db: getDb(), engine: getEngine, publicUrl: publicUrl() }),
+  );
 }
 
 export function getMcpHttpHandler(): (req: Request) => Promise<Response> {
-  if (!holder.__toolstoreMcp) {
+  return processSingleton("mcpHttpHandler", () => {
     const env = loadEnv();
-    holder.__toolstoreMcp = createMcpHttpHandler({
+    return createMcpHttpHandler({
       db: getDb(),
       backend: getMcpBackend(),
       consoleUrl: publicUrl(env),
@@ -32,6 +25,5 @@ export function getMcpHttpHandler(): (req: Request) => Promise<Response> {
       guard: getRequestGuard(),
       rateLimitPerMinute: env.TOOLSTORE_MCP_RATE_LIMIT,
     });
-  }
-  return holder.__toolstoreMcp;
+  });
 }

@@ -43,6 +43,7 @@ const TARGETS: Record<string, (db: Db, input: Input) => AuditTarget> = {
   }),
   "capabilities.changeCategory": (db, input) => capabilityTarget(db, str(input.capability)),
   "capabilities.decidePending": (db, input) => capabilityTarget(db, str(input.capability)),
+  "capabilities.acceptReview": (db, input) => capabilityTarget(db, str(input.capability)),
   "toolsets.setEnv": (db, input) => envTarget(db, str(input.toolset), str(input.name)),
   "toolsets.unsetEnv": (db, input) => envTarget(db, str(input.toolset), str(input.name)),
   "toolsets.updateSettings": (db, input) => ({

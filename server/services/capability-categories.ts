@@ -5,10 +5,11 @@
  * the registry's short cache (at once on the instance whose registry the writer passes).
  */
 import { z } from "zod";
+import type { CategoryLookup } from "../core/capabilities/ports";
 import type { CapabilityRegistry } from "../core/capabilities/registry";
 import { CATEGORIES, type Category } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
-import type { Db } from "../db";
+import type { Db, Prisma } from "../db";
 
 export const categoryChangeSchema = z.object({
   capability: z.string().trim().min(1).max(200),
@@ -247,4 +248,59 @@ export async function decidePendingCategory(
   });
   registry?.invalidate();
   return toChangeRow(row);
+}
+
+/** The effective categories the registry applies to every source's capabilities. */
+export function createCapabilityCategoryLookup(db: Db): CategoryLookup {
+  return async () => {
+    const rows = await db.capability.findMany({
+      where: { active: true },
+      select: { name: true, category: true },
+    });
+    return new Map(rows.map((r) => [r.name, r.category]));
+  };
+}
+
+/**
+ * Sets a capability's category at the version an admin reviewed and settles its pending proposal,
+ * in one compare-and-set: refused with CONFLICT when the version or the category moved since.
+ * `where` narrows it to the rows a source owns (e.g. a toolset's capabilities with a proposal).
+ */
+export async function settleCapabilityCategory(
+  db: Db,
+  userId: string | null,
+  input: { capability: string; hash: string; category: Category; reason: string },
+  where: Prisma.CapabilityWhereInput = {},
+): Promise<void> {
+  const current = await db.capability.findFirst({
+    where: { ...where, name: input.capability, active: true },
+    select: { id: true, category: true, versionHash: true },
+  });
+  if (!current) throw new AppError("NOT_FOUND", `${input.capability} has no category waiting for review`);
+  if (current.versionHash !== input.hash) {
+    throw new AppError(
+      "CONFLICT",
+      `${input.capability} has a new version since you looked (now ${current.versionHash.slice(0, 12)}); review it again`,
+    );
+  }
+  const { count } = await db.capability.updateMany({
+    where: { id: current.id, category: current.category, versionHash: input.hash },
+    data: { category: input.category, pendingCategory: null },
+  });
+  if (count === 0) {
+    throw new AppError(
+      "CONFLICT",
+      `${input.capability} was changed by someone else just now; reload and retry`,
+    );
+  }
+  await db.categoryChange.create({
+    data: {
+      capabilityId: current.id,
+      fromCategory: current.category,
+      toCategory: input.category,
+      reason: input.reason,
+      changedById: userId,
+    },
+    select: { id: true },
+  });
 }

@@ -279,9 +279,9 @@ export function createMcpBackend(deps: {
       // The same rule as the catalog: skills are readable where toolstore/skills is mounted.
       if (!identity.modules.includes("*") && !identity.modules.includes("skills")) return null;
       return {
-        list: async () => (await deps.engine()).skills.list(),
-        get: async (name) => (await deps.engine()).skills.get(name),
-        readFile: async (name, path) => (await deps.engine()).skills.readFile(name, path),
+        list: async () => (await deps.engine()).sources.skills.store.list(),
+        get: async (name) => (await deps.engine()).sources.skills.store.get(name),
+        readFile: async (name, path) => (await deps.engine()).sources.skills.store.readFile(name, path),
       };
     },
 

@@ -3,6 +3,7 @@
  * background (the browser follows it through run-watch, so a long approval wait outlives any one
  * request), cancelling it, the editor's typings, and the last code kept per user.
  */
+
 import { z } from "zod";
 import type { Engine } from "../core/actions/engine";
 import { renderModuleTypings } from "../core/actions/module-typings";
@@ -10,6 +11,7 @@ import { MODES, type Mode, type Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import { latestEventSeq } from "../infra/events";
+import { processSingleton } from "../infra/process-singletons";
 import type { SessionUser } from "./auth";
 
 export const MAX_PLAYGROUND_CODE = 100_000;
@@ -83,9 +85,7 @@ interface ActiveRun {
   controller: AbortController;
 }
 
-const holder = globalThis as typeof globalThis & { __toolstorePlaygroundRuns?: Map<string, ActiveRun> };
-holder.__toolstorePlaygroundRuns ??= new Map();
-const activeRuns: Map<string, ActiveRun> = holder.__toolstorePlaygroundRuns;
+const activeRuns = processSingleton("playgroundRuns", () => new Map<string, ActiveRun>());
 
 /** A title for the runs list: the code's first line comment, else "Playground". */
 export function titleFromCode(code: string): string {

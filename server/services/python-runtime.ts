@@ -4,14 +4,15 @@
  * first use, kept on globalThis like the Prisma client; workers start lazily, and an idle worker
  * never keeps the process alive.
  */
+
 import { createPythonRuntime, type PythonRuntime } from "../core/python/runtime";
 import { loadEnv } from "../env";
-
-const holder = globalThis as typeof globalThis & { __toolstorePython?: PythonRuntime };
+import { processSingleton } from "../infra/process-singletons";
 
 export function getPythonRuntime(): PythonRuntime {
-  holder.__toolstorePython ??= createPythonRuntime({ hostAliases: loadEnv().TOOLSTORE_EGRESS_ALIASES });
-  return holder.__toolstorePython;
+  return processSingleton("python", () =>
+    createPythonRuntime({ hostAliases: loadEnv().TOOLSTORE_EGRESS_ALIASES }),
+  );
 }
 
 /** Parses toolset.py for validation and publishing. */

@@ -13,8 +13,8 @@ const seen = new Map<string, string>();
 export async function recordRegistryCapabilities(db: Db, modules: RegisteredModule[]): Promise<number> {
   let written = 0;
   for (const module of modules) {
-    // Toolset rows are written by their publish, MCP tool rows when an admin accepts a category.
-    if (module.source === "toolset" || module.source === "mcp") continue;
+    // A source plug-in writes its own rows (a toolset's publish, an MCP tool's accepted category).
+    if (module.source !== "builtin") continue;
     if (seen.get(module.name) === module.versionHash) continue;
     const existing = await db.capability.findMany({
       where: { module: module.name },

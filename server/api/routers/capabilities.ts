@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { acceptReview, acceptReviewSchema, listPendingReviews } from "../../modules/category-review";
 import {
   capabilitySchema,
   categoryChangeSchema,
@@ -30,6 +31,13 @@ export const capabilitiesRouter = router({
     .mutation(async ({ ctx, input }) =>
       changeCategory(ctx.db, ctx.user.id, input, (await ctx.engine()).registry),
     ),
+  /** Every capability of every source whose category waits for an admin. */
+  reviews: viewerProcedure.query(async ({ ctx }) => listPendingReviews(ctx.db, (await ctx.engine()).plugins)),
+  /** Sets a waiting capability's category at the version the admin saw (any source). */
+  acceptReview: adminProcedure.input(acceptReviewSchema).mutation(async ({ ctx, input }) => {
+    const engine = await ctx.engine();
+    return acceptReview(ctx.db, engine.plugins, ctx.user.id, input, engine.registry);
+  }),
   /** Accept or decline the category a republished version declares. */
   decidePending: adminProcedure
     .input(pendingDecisionSchema)

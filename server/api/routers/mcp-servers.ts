@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { getEngine } from "../../engine";
 import { getServer, listServers } from "../../modules/mcp-servers";
 import {
   categorizeFromConsole,
@@ -21,24 +20,26 @@ export const mcpServersRouter = router({
   save: adminProcedure
     .input(z.object({ server: z.record(z.string(), z.unknown()), replace: z.boolean().default(false) }))
     .mutation(async ({ ctx, input }) =>
-      saveServerFromConsole(ctx.db, await getEngine(), input.server, input.replace),
+      saveServerFromConsole(ctx.db, await ctx.engine(), input.server, input.replace),
     ),
   import: adminProcedure
     .input(z.object({ json: z.string().min(2).max(200_000), replace: z.boolean().default(false) }))
     .mutation(async ({ ctx, input }) =>
-      importServersFromConsole(ctx.db, await getEngine(), input.json, input.replace),
+      importServersFromConsole(ctx.db, await ctx.engine(), input.json, input.replace),
     ),
   refresh: adminProcedure
     .input(name)
-    .mutation(async ({ ctx, input }) => refreshServerFromConsole(ctx.db, await getEngine(), input.name)),
+    .mutation(async ({ ctx, input }) => refreshServerFromConsole(ctx.db, await ctx.engine(), input.name)),
   /** Stores a secret; its value is never returned. */
   setSecret: adminProcedure
     .input(name.extend({ secret: z.string().min(1).max(128), value: z.string().min(1).max(8192) }))
-    .mutation(async ({ ctx, input }) => setSecretFromConsole(ctx.db, await getEngine(), input)),
+    .mutation(async ({ ctx, input }) => setSecretFromConsole(ctx.db, await ctx.engine(), input)),
   categorize: adminProcedure
     .input(categorizeSchema)
-    .mutation(async ({ ctx, input }) => categorizeFromConsole(ctx.db, await getEngine(), ctx.user.id, input)),
+    .mutation(async ({ ctx, input }) =>
+      categorizeFromConsole(ctx.db, await ctx.engine(), ctx.user.id, input),
+    ),
   remove: adminProcedure
     .input(name)
-    .mutation(async ({ ctx, input }) => removeServerFromConsole(ctx.db, await getEngine(), input.name)),
+    .mutation(async ({ ctx, input }) => removeServerFromConsole(ctx.db, await ctx.engine(), input.name)),
 });

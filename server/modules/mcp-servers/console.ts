@@ -10,8 +10,9 @@ import { parseMcpServersJson } from "./config";
 import type { McpModuleSource } from "./module-source";
 import { categorizeTools, getServer, removeServer, saveServer, setServerSecret } from "./servers";
 
+/** What the console's actions need: this plug-in's own source, and the registry to reload. */
 export interface ConsoleEngine {
-  mcp: McpModuleSource;
+  sources: { mcp: { source: McpModuleSource } };
   registry: { invalidate(): void };
 }
 
@@ -26,7 +27,7 @@ export const categorizeSchema = z.object({
 /** Reaches the server; a failure is in its status (the page shows it), not an error of the save. */
 async function reach(engine: ConsoleEngine, name: string): Promise<string | null> {
   try {
-    await engine.mcp.refresh(name);
+    await engine.sources.mcp.source.refresh(name);
     return null;
   } catch (error) {
     return (error as Error).message;
@@ -83,6 +84,6 @@ export async function categorizeFromConsole(
 
 export async function removeServerFromConsole(db: Db, engine: ConsoleEngine, name: string) {
   await removeServer(db, name);
-  await engine.mcp.manager.disconnect(name);
+  await engine.sources.mcp.source.manager.disconnect(name);
   engine.registry.invalidate();
 }

@@ -474,6 +474,8 @@ export async function categorizeTools(
   server: string,
   rules: CategorizeRule[],
   changedById: string | null,
+  /** The admin's words, kept in the category history beside the tool's version. */
+  because?: string,
 ): Promise<CategorizeResult> {
   if (rules.length === 0) throw new AppError("BAD_INPUT", "give at least one <tool-glob>=<category>");
   const row = await db.mcpServer.findUnique({
@@ -558,9 +560,10 @@ export async function categorizeTools(
           fromCategory: prior?.active ? prior.category : null,
           toCategory: category,
           reason:
-            rule.category === "proposed"
+            (rule.category === "proposed"
               ? `MCP tool ${server}/${tool.name}: accepted the proposed category (version ${tool.hash.slice(0, 12)})`
-              : `MCP tool ${server}/${tool.name}: set by an admin (version ${tool.hash.slice(0, 12)})`,
+              : `MCP tool ${server}/${tool.name}: set by an admin (version ${tool.hash.slice(0, 12)})`) +
+            (because ? `: ${because}` : ""),
           changedById,
         },
         select: { id: true },

@@ -20,5 +20,10 @@ export {
   VIEWER_MAX_CHARS,
 } from "./skill-console";
 export { createPrismaSkillStore } from "./skill-store";
-export { type SkillSyncFailure, type SkillSyncResult, syncSkillsFolder } from "./sync-skills";
+export {
+  loadSkillsFolder,
+  type SkillSyncFailure,
+  type SkillSyncResult,
+  syncSkillsFolder,
+} from "./sync-skills";
 export { filesFromZip, type UploadedSkill, unwrapSkillFolder } from "./upload";

@@ -9,7 +9,6 @@ import { zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
-import { loadSkillsFolder } from "../../engine/startup";
 import {
   createPrismaSkillStore,
   diffSkillVersions,
@@ -21,6 +20,7 @@ import {
   removeSkill,
   unwrapSkillFolder,
 } from "./index";
+import { loadSkillsFolder } from "./sync-skills";
 
 const SKILLS = path.resolve(import.meta.dirname, "../../../skills");
 const dir = mkdtempSync(path.join(tmpdir(), "toolstore-skills-"));

@@ -1,7 +1,7 @@
 /**
  * Toolsets service: publishing and syncing versions, reading them for the console and the CLI,
  * settings (environment, secrets, timeout, hosts), and the registry source that runs bindings in
- * the sandbox pool. Pending category changes are decided in ../capability-categories.ts. Explicit exports only.
+ * the sandbox pool. Pending category changes are decided in the one category-review flow (./plugin.ts). Explicit exports only.
  */
 export {
   applyDeclaredHosts,
@@ -11,11 +11,10 @@ export {
   type PublishResult,
   publishToolset,
 } from "./publish-toolset";
-export { type SyncFailure, type SyncResult, syncToolsetsFolder } from "./sync-toolsets";
+export { loadToolsetsFolder, type SyncFailure, type SyncResult, syncToolsetsFolder } from "./sync-toolsets";
 export {
   buildToolsetModule,
   type CachedVersion,
-  createCapabilityCategoryLookup,
   createToolsetModuleSource,
   currentVersionHash,
   loadToolsetRuntime,

@@ -18,14 +18,9 @@ import { createMemoryPorts, type MemoryPorts } from "../../core/testing/memory-p
 import { readToolsetFolder, validateToolsetFiles } from "../../core/toolsets";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
+import { createCapabilityCategoryLookup } from "../../services/capability-categories";
 import { type LocalServer, sendJson, startLocalServer } from "../../toolset-examples/local-server";
-import {
-  createCapabilityCategoryLookup,
-  createToolsetModuleSource,
-  publishToolset,
-  setToolsetEnvVar,
-  updateToolsetSettings,
-} from "./index";
+import { createToolsetModuleSource, publishToolset, setToolsetEnvVar, updateToolsetSettings } from "./index";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../../core/python/fixtures");
 const dir = mkdtempSync(path.join(tmpdir(), "toolstore-python-"));

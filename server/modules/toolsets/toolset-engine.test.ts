@@ -13,9 +13,9 @@ import { createScriptedApprover, testSession } from "../../core/testing/fixtures
 import { createMemoryPorts, type MemoryPorts } from "../../core/testing/memory-ports";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
+import { createCapabilityCategoryLookup } from "../../services/capability-categories";
 import { type LocalServer, sendJson, startLocalServer } from "../../toolset-examples/local-server";
 import {
-  createCapabilityCategoryLookup,
   createToolsetModuleSource,
   publishToolset,
   setToolsetEnvVar,

@@ -8,7 +8,7 @@
  * runtime's egress puts the value in (core/sandbox/egress.ts), and values are still redacted from
  * the result, errors and logs. Nothing of a toolset runs in the server process.
  */
-import type { CategoryLookup, ModuleSource } from "../../core/capabilities/ports";
+import type { ModuleSource } from "../../core/capabilities/ports";
 import type { CapabilityExport, CapabilityModule, JsonObject } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
 import type { BindingRuntime, BindingRuntimes, ToolsetLanguage } from "../../core/sandbox/binding-runtime";
@@ -256,16 +256,6 @@ export function createToolsetModuleSource(options: ToolsetModulesOptions): Modul
 }
 
 /** Effective categories of every known capability, as stored (the console edits them). */
-export function createCapabilityCategoryLookup(db: Db): CategoryLookup {
-  return async () => {
-    const rows = await db.capability.findMany({
-      where: { active: true },
-      select: { name: true, category: true },
-    });
-    return new Map(rows.map((r) => [r.name, r.category]));
-  };
-}
-
 /** The version hash a capability's grants and allow rules must match; null when unknown. */
 export async function currentVersionHash(db: Db, capability: string): Promise<string | null> {
   const row = await db.capability.findUnique({
