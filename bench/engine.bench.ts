@@ -1,5 +1,5 @@
 /**
- * Engine benchmarks (issue 3 "Performance"):
+ * Engine benchmarks:
  * 1. one action with one read capability call through the whole path (static check, pool worker,
  *    run.invoke, gate, audit ports) against the same code in a bare fresh QuickJS runtime;
  * 2. one hundred actions waiting on approvals while other actions run: event-loop lag and the

@@ -1,5 +1,5 @@
 /**
- * Benchmark (issue 9): an action calling server-memory's `read_graph` through ToolStore (the
+ * Benchmark: an action calling server-memory's `read_graph` through ToolStore (the
  * served engine over SQLite: sandbox, registry, snapshot, gate, audit, the upstream stdio call)
  * against the same `tools/call` made directly by an SDK client to the same server binary (its own
  * process, same memory file). Interleaved rounds; medians and their ratio. Never fails on a number.
@@ -123,7 +123,7 @@ async function measure(): Promise<BenchReport> {
         {
           metric: "ratio ToolStore / direct",
           value: `${(a.p50 / b.p50).toFixed(1)}x`,
-          note: "the number issue 9 asks for",
+          note: "MCP server call overhead",
         },
         { metric: "added per call (p50)", value: ms(a.p50 - b.p50) },
         {

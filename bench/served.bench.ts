@@ -1,5 +1,5 @@
 /**
- * The served path (issue 11): ToolStore's real MCP HTTP handler in its own process, on a real
+ * The served path: ToolStore's real MCP HTTP handler in its own process, on a real
  * SQLite file (PostgreSQL when BENCH_DATABASE_URL=postgresql://... is set), over loopback with the
  * SDK Client, against a minimal SDK server in another process whose tool runs the same action code
  * in a bare fresh QuickJS runtime. Latency and throughput are measured in interleaved rounds and

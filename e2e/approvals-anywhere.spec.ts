@@ -5,7 +5,7 @@ import { makePng } from "../server/core/testing/png";
 import { ADMIN, adminContext, screenshot } from "./helpers";
 
 /**
- * Approving from anywhere (issue 13): the pre-flight manifest on a card, image arguments as
+ * Approving from anywhere: the pre-flight manifest on a card, image arguments as
  * pictures, J/K and A/S/D from a fresh page load, "Allow for session" releasing a sibling request,
  * the history filter, and answering on a 390 px phone without anything scrolling sideways.
  * Gated calls come from a real MCP SDK client, so the card also names the client and the key.

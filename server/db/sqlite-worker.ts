@@ -2,7 +2,7 @@
  * SQLite for Prisma on a worker thread. better-sqlite3 is synchronous: on the server's own thread
  * every statement, every fsync of a durable commit and every wait for another process's write lock
  * (busy_timeout, seconds) stopped the event loop, so one locked or slow database file delayed
- * every request, static pages included (issue 11). Here the real PrismaBetterSqlite3 adapter runs
+ * every request, static pages included. Here the real PrismaBetterSqlite3 adapter runs
  * on a worker thread, and this side is a Prisma driver adapter that forwards each call to it: only
  * the requests that wait for the database wait for it.
  *

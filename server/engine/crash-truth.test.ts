@@ -1,5 +1,5 @@
 /**
- * What the rows say after a server process dies (issue #15), over the real Prisma stores on
+ * What the rows say after a server process dies, over the real Prisma stores on
  * SQLite: the dead process is stood in for by the rows it leaves (a run "running" on an instance
  * whose heartbeat stopped, its approval pending or allowed). The real kill -9 of a real process is
  * in fault-suite.test.ts.

@@ -1,5 +1,5 @@
 /**
- * Durability of the served path (issue 11): the server is killed with SIGKILL between a write
+ * Durability of the served path: the server is killed with SIGKILL between a write
  * call's decision and its impl. After a restart, the audit and the approval rows agree with what
  * ran: the approval and the allow decision were durable before the impl was entered, the read
  * call before it was recorded too, the effect never happened and is not claimed, and recovery

@@ -1,5 +1,5 @@
 /**
- * The fault suite (issue #15): kill -9 of a REAL server process (scripts/fault-serve.ts: the real
+ * The fault suite: kill -9 of a REAL server process (scripts/fault-serve.ts: the real
  * engine and MCP handler) at four points of an approval's life, on SQLite (the process restarts
  * on the same address) and on PostgreSQL with two instances (this test process is instance B,
  * which approves and, after the liveness timeout, finalizes). The action's side effect is a POST

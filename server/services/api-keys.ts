@@ -95,7 +95,7 @@ export async function revokeApiKey(db: Db, id: string): Promise<void> {
 }
 
 /**
- * Key checks are cached for at most KEY_CACHE_MS (issue 11: a key check was three queries on
+ * Key checks are cached for at most KEY_CACHE_MS (a key check was three queries on
  * every MCP request). Revoking on this instance drops the entry at once; another instance's
  * revocation takes effect within the TTL. Concurrent checks of one key share one lookup.
  */

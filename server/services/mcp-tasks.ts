@@ -180,7 +180,7 @@ function orphanEnd(
  * Recovery for MCP tasks, after the runs' own (recoverAfterRestart marks a dead process's runs
  * `interrupted` first): every open task whose process is gone ends from its run, so a client
  * polling tasks/get on another instance or after a restart learns the truth. A task whose run
- * still says running waits for the next sweep. Tasks without an instance (from before issue #15)
+ * still says running waits for the next sweep. Tasks without an instance (from before tasks were bound to an instance)
  * are left alone: nothing links them to a run. Returns how many tasks it ended.
  */
 export async function endOrphanedTasks(

@@ -1,5 +1,5 @@
 /**
- * Benchmark (issue 4 "Benchmark"): the overhead of calling a toolset binding through ToolStore
+ * Benchmark: the overhead of calling a toolset binding through ToolStore
  * against the same function in a bare QuickJS context. Three paths, same function
  * (`calculator.evaluate`), same arguments:
  *   bare    a fresh QuickJS runtime per call, the compiled module loaded and the function called
@@ -140,7 +140,7 @@ export async function measureBindingOverhead(): Promise<{ title: string; rows: B
         {
           metric: "ratio gated / bare",
           value: `${(median(gatedMs) / b).toFixed(1)}x`,
-          note: "the number issue 4 asks for",
+          note: "binding call overhead",
         },
       ],
     };

@@ -92,9 +92,11 @@ export interface CapabilityExport {
   versionHash?: string;
 }
 
-/** Where a module comes from: a built-in platform module, a toolset (TypeScript or Python), an external MCP server. */
-export const MODULE_KINDS = ["builtin", "toolset", "mcp"] as const;
-export type ModuleKind = (typeof MODULE_KINDS)[number];
+/**
+ * Where a module comes from: `builtin` (a platform module), or the kind its source plug-in
+ * declares (`toolset`, `mcp`, the next source's). The core never branches on a source's kind.
+ */
+export type ModuleKind = "builtin" | (string & {});
 
 /** One import specifier `toolstore/<name>` grouping exports. */
 export interface CapabilityModule {

@@ -1,5 +1,5 @@
 /**
- * External MCP servers as gated capability modules (issue #9): storage and review of servers and
+ * External MCP servers as gated capability modules: storage and review of servers and
  * their tools, the connection manager, and the registry source. Explicit exports only.
  */
 export {
