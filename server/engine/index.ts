@@ -96,6 +96,8 @@ interface BuiltSources {
   modules: ModuleFactory[];
   moduleSources: ModuleSource[];
   catalogSources: CatalogSource[];
+  /** Kinds of the plug-ins with module sources: they write their own Capability rows. */
+  ownRows: ReadonlySet<string>;
   close(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ function buildSources(context: SourceContext): BuiltSources {
     modules: parts.flatMap((p) => p.modules ?? []),
     moduleSources: parts.flatMap((p) => p.moduleSources ?? []),
     catalogSources: parts.flatMap((p) => p.catalogSources ?? []),
+    ownRows: new Set(SOURCE_PLUGINS.filter((_, i) => parts[i]?.moduleSources?.length).map((p) => p.kind)),
     async close() {
       await Promise.allSettled(parts.map((p) => p.close?.()));
     },
@@ -174,6 +177,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     heartbeatMs,
     address: options.address ?? null,
     ...(channel ? { channel } : {}),
+    ownRows: sources.ownRows,
   });
   return {
     ...engine,

@@ -21,6 +21,8 @@ export interface InstanceOptions {
   /** host:port this process serves on: a restart there retires its predecessors. */
   address: string | null;
   channel?: InstanceChannel;
+  /** Module kinds whose source writes their Capability rows itself. */
+  ownRows: ReadonlySet<string>;
 }
 
 export interface RunningInstance {
@@ -62,7 +64,7 @@ export async function startInstance(options: InstanceOptions): Promise<RunningIn
   // After the runs: a dead process's MCP tasks end from their (now interrupted) runs.
   await endOrphanedTasks(db, { instanceId, isInstanceAlive: alive });
   // Built-in capabilities have rows from the start, so every page counts and lists the same set.
-  await recordRegistryCapabilities(db, await engine.registry.modules());
+  await recordRegistryCapabilities(db, await engine.registry.modules(), options.ownRows);
 
   const beat = every(options.heartbeatMs, () => heartbeat(db, instanceId, { address }), "heartbeat");
   const sweep = every(

@@ -10,11 +10,15 @@ import type { Db } from "../db";
 const seen = new Map<string, string>();
 
 /** Idempotent and cheap after the first call per module version (remembered per process). */
-export async function recordRegistryCapabilities(db: Db, modules: RegisteredModule[]): Promise<number> {
+export async function recordRegistryCapabilities(
+  db: Db,
+  modules: RegisteredModule[],
+  /** Kinds whose source writes its own rows (a toolset's publish, an MCP tool's accepted category). */
+  ownRows: ReadonlySet<string> = new Set(),
+): Promise<number> {
   let written = 0;
   for (const module of modules) {
-    // A source plug-in writes its own rows (a toolset's publish, an MCP tool's accepted category).
-    if (module.source !== "builtin") continue;
+    if (ownRows.has(module.source)) continue;
     if (seen.get(module.name) === module.versionHash) continue;
     const existing = await db.capability.findMany({
       where: { module: module.name },
