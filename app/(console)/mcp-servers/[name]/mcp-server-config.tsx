@@ -7,9 +7,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorNote } from "../../../_components/error-note";
 import { RelativeTime } from "../../../_components/relative-time";
-import { type RouterOutputs, useTRPC } from "../../../_lib/trpc";
-
-type Server = RouterOutputs["mcpServers"]["get"];
+import { useTRPC } from "../../../_lib/trpc";
+import type { ServerSectionProps } from "./mcp-tools";
 
 function Pairs({ entries, separator }: { entries: Record<string, string>; separator: string }) {
   const pairs = Object.entries(entries);
@@ -23,17 +22,7 @@ function Pairs({ entries, separator }: { entries: Record<string, string>; separa
   );
 }
 
-export function McpServerConfig({
-  name,
-  server: s,
-  canEdit,
-  onDone,
-}: {
-  name: string;
-  server: Server;
-  canEdit: boolean;
-  onDone: () => void;
-}) {
+export function McpServerConfig({ name, server: s, canEdit, onDone }: ServerSectionProps) {
   return (
     <section className="card" aria-labelledby="config-h">
       <h2 id="config-h">Configuration</h2>

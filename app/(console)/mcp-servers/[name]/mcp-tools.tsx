@@ -85,17 +85,15 @@ function CategoryPicker({
   );
 }
 
-export function McpTools({
-  name,
-  server: s,
-  canEdit,
-  onDone,
-}: {
+/** What each section of a server's page is handed; `onDone` refetches the server after a change. */
+export interface ServerSectionProps {
   name: string;
   server: Server;
   canEdit: boolean;
   onDone: () => Promise<unknown>;
-}) {
+}
+
+export function McpTools({ name, server: s, canEdit, onDone }: ServerSectionProps) {
   const trpc = useTRPC();
   const categorize = useMutation(trpc.mcpServers.categorize.mutationOptions({ onSuccess: onDone }));
   const [chosen, setChosen] = useState<Record<string, string>>({});

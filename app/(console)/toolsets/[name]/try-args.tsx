@@ -3,8 +3,9 @@
  * The arguments of a Try it call, edited as a form built from the binding's schema or as JSON.
  * The two stay in step: switching to JSON prints the form's value, and valid JSON rebuilds the form.
  */
+import { useState } from "react";
 import { TabPanel, Tabs } from "../../../_components/tabs";
-import { type Schema, SchemaForm } from "./schema-form";
+import { initialArgs, type Schema, SchemaForm } from "./schema-form";
 
 export type ArgsView = "form" | "json";
 
@@ -22,40 +23,69 @@ export function parseArgs(text: string): { args: Record<string, unknown> } | { e
   return { args: parsed as Record<string, unknown> };
 }
 
+/** The arguments and both editors' state, kept in step; `reset` starts over for another binding. */
+export function useTryArgs(schema: Schema | null) {
+  const [view, setView] = useState<ArgsView>("form");
+  const [args, setArgs] = useState<Record<string, unknown>>(() => (schema ? initialArgs(schema) : {}));
+  const [jsonText, setJsonText] = useState(() => JSON.stringify(args, null, 2));
+  const [jsonError, setJsonError] = useState<string | null>(null);
+  // A new key makes the form start again from `args`.
+  const [formKey, setFormKey] = useState(0);
+  return {
+    view,
+    args,
+    setArgs,
+    jsonText,
+    jsonError,
+    formKey,
+    reset(next: Schema | null) {
+      const fresh = next ? initialArgs(next) : {};
+      setArgs(fresh);
+      setJsonText(JSON.stringify(fresh, null, 2));
+      setJsonError(null);
+      setFormKey((k) => k + 1);
+    },
+    switchView(next: ArgsView) {
+      if (next === view) return;
+      if (next === "json") setJsonText(JSON.stringify(args, null, 2));
+      else if (jsonError === null) setFormKey((k) => k + 1);
+      setView(next);
+    },
+    editJson(text: string) {
+      setJsonText(text);
+      const parsed = parseArgs(text);
+      if ("error" in parsed) {
+        setJsonError(parsed.error);
+        return;
+      }
+      setArgs(parsed.args);
+      setJsonError(null);
+    },
+  };
+}
+
+export type TryArgsState = ReturnType<typeof useTryArgs>;
+
 export function TryArgs({
   toolset,
   binding,
   schema,
-  view,
-  onView,
-  formKey,
-  args,
-  onArgs,
-  jsonText,
-  jsonError,
-  onJson,
+  state,
 }: {
   toolset: string;
   binding: string;
   /** Null when no binding is picked: only the JSON box shows. */
   schema: Schema | null;
-  view: ArgsView;
-  onView: (view: ArgsView) => void;
-  /** Changes when the form must start again from `args`. */
-  formKey: number;
-  args: Record<string, unknown>;
-  onArgs: (args: Record<string, unknown>) => void;
-  jsonText: string;
-  jsonError: string | null;
-  onJson: (text: string) => void;
+  state: TryArgsState;
 }) {
+  const { view, formKey, args, jsonText, jsonError } = state;
   return (
     <>
       <Tabs
         label="Arguments editor"
         idPrefix={`try-${toolset}`}
         selected={view}
-        onSelect={onView}
+        onSelect={state.switchView}
         style={{ marginBottom: 0 }}
         tabs={[
           { id: "form", label: "Form" },
@@ -68,7 +98,7 @@ export function TryArgs({
             key={`${binding}-${formKey}`}
             schema={schema}
             value={args}
-            onChange={onArgs}
+            onChange={state.setArgs}
             idPrefix={`arg-${binding}`}
           />
         ) : (
@@ -79,7 +109,7 @@ export function TryArgs({
               value={jsonText}
               spellCheck={false}
               aria-invalid={jsonError !== null}
-              onChange={(e) => onJson(e.target.value)}
+              onChange={(e) => state.editJson(e.target.value)}
             />
             {jsonError && (
               <span className="field-hint" style={{ color: "var(--danger)" }}>

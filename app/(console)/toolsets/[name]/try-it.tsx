@@ -7,8 +7,8 @@ import type { Mode } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../../_components/category-badge";
 import { ModeSelect } from "../../../_components/mode-select";
 import { useTRPC } from "../../../_lib/trpc";
-import { initialArgs, type Schema } from "./schema-form";
-import { type ArgsView, parseArgs, TryArgs } from "./try-args";
+import type { Schema } from "./schema-form";
+import { TryArgs, useTryArgs } from "./try-args";
 import { TryResponse } from "./try-response";
 import { useApprovalWaiting } from "./use-approval-waiting";
 
@@ -96,13 +96,8 @@ export function TryIt({
   const [bindingName, setBindingName] = useState(initial ?? bindings[0]?.name ?? "");
   const binding = bindings.find((b) => b.name === bindingName);
   const [mode, setMode] = useState<Mode | null>(null);
-  const [view, setView] = useState<ArgsView>("form");
-  const [args, setArgs] = useState<Record<string, unknown>>(() =>
-    binding ? initialArgs(binding.inputSchema) : {},
-  );
-  const [jsonText, setJsonText] = useState(() => JSON.stringify(args, null, 2));
-  const [jsonError, setJsonError] = useState<string | null>(null);
-  const [formKey, setFormKey] = useState(0);
+  const editor = useTryArgs(binding?.inputSchema ?? null);
+  const { args, jsonError } = editor;
   const run = useMutation(trpc.toolsets.tryIt.mutationOptions());
   const effectiveMode = mode ?? defaultMode.data ?? "default";
   const capability = `${toolset}.${bindingName}`;
@@ -110,32 +105,9 @@ export function TryIt({
   const waiting = useApprovalWaiting({ enabled: canRun, running: run.isPending, sessionId, capability });
 
   function pick(name: string) {
-    const next = bindings.find((b) => b.name === name);
     setBindingName(name);
-    const fresh = next ? initialArgs(next.inputSchema) : {};
-    setArgs(fresh);
-    setJsonText(JSON.stringify(fresh, null, 2));
-    setJsonError(null);
-    setFormKey((k) => k + 1);
+    editor.reset(bindings.find((b) => b.name === name)?.inputSchema ?? null);
     run.reset();
-  }
-
-  function switchView(next: ArgsView) {
-    if (next === view) return;
-    if (next === "json") setJsonText(JSON.stringify(args, null, 2));
-    else if (jsonError === null) setFormKey((k) => k + 1);
-    setView(next);
-  }
-
-  function editJson(text: string) {
-    setJsonText(text);
-    const parsed = parseArgs(text);
-    if ("error" in parsed) {
-      setJsonError(parsed.error);
-      return;
-    }
-    setArgs(parsed.args);
-    setJsonError(null);
   }
 
   function submit(e?: FormEvent) {
@@ -178,14 +150,7 @@ export function TryIt({
             toolset={toolset}
             binding={bindingName}
             schema={binding?.inputSchema ?? null}
-            view={view}
-            onView={switchView}
-            formKey={formKey}
-            args={args}
-            onArgs={setArgs}
-            jsonText={jsonText}
-            jsonError={jsonError}
-            onJson={editJson}
+            state={editor}
           />
           <div className="row">
             <RunButton running={run.isPending} disabled={!canRun || run.isPending || !!jsonError} />
