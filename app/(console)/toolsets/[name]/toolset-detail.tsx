@@ -39,17 +39,7 @@ function useTabFromHash(): [TabId, (id: TabId) => void] {
   return [tab, choose];
 }
 
-export function ToolsetDetail({
-  name,
-  canEdit,
-  canRun,
-  sessionId,
-}: {
-  name: string;
-  canEdit: boolean;
-  canRun: boolean;
-  sessionId: string;
-}) {
+export function ToolsetDetail({ name, canEdit, canRun, sessionId }: { name: string } & Viewer) {
   const trpc = useTRPC();
   const toolset = useQuery(trpc.toolsets.get.queryOptions({ name }));
   const [tab, choose] = useTabFromHash();
@@ -82,9 +72,7 @@ export function ToolsetDetail({
           <ToolsetTab
             tab={tab}
             toolset={t}
-            canEdit={canEdit}
-            canRun={canRun}
-            sessionId={sessionId}
+            viewer={{ canEdit, canRun, sessionId }}
             tryBinding={tryBinding}
             onTry={(binding) => {
               setTryBinding(binding);
@@ -99,20 +87,23 @@ export function ToolsetDetail({
   );
 }
 
+/** Who is looking: what they may change and run, and their console session (for Try it). */
+interface Viewer {
+  canEdit: boolean;
+  canRun: boolean;
+  sessionId: string;
+}
+
 function ToolsetTab({
   tab,
   toolset: t,
-  canEdit,
-  canRun,
-  sessionId,
+  viewer,
   tryBinding,
   onTry,
 }: {
   tab: TabId;
   toolset: Toolset;
-  canEdit: boolean;
-  canRun: boolean;
-  sessionId: string;
+  viewer: Viewer;
   tryBinding: string | null;
   onTry: (binding: string) => void;
 }) {
@@ -133,8 +124,8 @@ function ToolsetTab({
             inputSchema: b.inputSchema as Schema,
           }))}
           initial={tryBinding}
-          canRun={canRun}
-          sessionId={sessionId}
+          canRun={viewer.canRun}
+          sessionId={viewer.sessionId}
         />
       );
     case "versions":
@@ -147,7 +138,7 @@ function ToolsetTab({
           allowedHosts={t.allowedHosts}
           declared={{ hosts: t.declarations.hosts, timeoutMs: t.declarations.timeoutMs ?? null }}
           env={t.env}
-          canEdit={canEdit}
+          canEdit={viewer.canEdit}
         />
       );
     case "code":
