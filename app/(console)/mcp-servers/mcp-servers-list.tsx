@@ -3,11 +3,49 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { type Column, DataTable } from "../../_components/data-table";
+import { DisclosureButton } from "../../_components/disclosure-button";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
-import { useTRPC } from "../../_lib/trpc";
+import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 import { AddServerForm, ImportForm } from "./add-server-form";
 import { ServerStatus } from "./status-pill";
+
+type ServerRow = RouterOutputs["mcpServers"]["list"][number];
+
+const COLUMNS: Column<ServerRow>[] = [
+  {
+    label: "Server",
+    cell: (s) => (
+      <>
+        <Link href={`/mcp-servers/${s.name}`}>
+          <strong>{s.name}</strong>
+        </Link>{" "}
+        <span className="pill">{s.transport}</span>
+      </>
+    ),
+  },
+  {
+    label: "Status",
+    cell: (s) => (
+      <>
+        <ServerStatus status={s.status} />
+        {s.lastError && <div className="small muted clamp-2">{s.lastError}</div>}
+      </>
+    ),
+  },
+  {
+    label: "Tools",
+    cell: (s) => (
+      <>
+        {s.accepted}/{s.tools} accepted
+        {s.pending > 0 && <span className="pill pill-wait"> {s.pending} to review</span>}
+      </>
+    ),
+  },
+  { label: "Upstream", className: "mono small clamp-2", cell: (s) => s.target },
+  { label: "Updated", className: "small muted", cell: (s) => <RelativeTime value={s.updatedAt} /> },
+];
 
 export function McpServersList({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
@@ -30,22 +68,16 @@ export function McpServersList({ canEdit }: { canEdit: boolean }) {
         </div>
         {canEdit && (
           <div className="row">
-            <button
-              type="button"
-              className="btn"
-              aria-expanded={panel === "import"}
-              onClick={() => setPanel(panel === "import" ? null : "import")}
-            >
+            <DisclosureButton open={panel === "import"} onToggle={(open) => setPanel(open ? "import" : null)}>
               Import JSON…
-            </button>
-            <button
-              type="button"
+            </DisclosureButton>
+            <DisclosureButton
               className="btn btn-primary"
-              aria-expanded={panel === "add"}
-              onClick={() => setPanel(panel === "add" ? null : "add")}
+              open={panel === "add"}
+              onToggle={(open) => setPanel(open ? "add" : null)}
             >
               Add server…
-            </button>
+            </DisclosureButton>
           </div>
         )}
       </div>
@@ -90,42 +122,8 @@ export function McpServersList({ canEdit }: { canEdit: boolean }) {
           </code>
         </div>
       ) : (
-        <div className="table-wrap card">
-          <table className="dense" aria-label="MCP servers">
-            <thead>
-              <tr>
-                <th scope="col">Server</th>
-                <th scope="col">Status</th>
-                <th scope="col">Tools</th>
-                <th scope="col">Upstream</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((s) => (
-                <tr key={s.name}>
-                  <td>
-                    <Link href={`/mcp-servers/${s.name}`}>
-                      <strong>{s.name}</strong>
-                    </Link>{" "}
-                    <span className="pill">{s.transport}</span>
-                  </td>
-                  <td>
-                    <ServerStatus status={s.status} />
-                    {s.lastError && <div className="small muted clamp-2">{s.lastError}</div>}
-                  </td>
-                  <td>
-                    {s.accepted}/{s.tools} accepted
-                    {s.pending > 0 && <span className="pill pill-wait"> {s.pending} to review</span>}
-                  </td>
-                  <td className="mono small clamp-2">{s.target}</td>
-                  <td className="small muted">
-                    <RelativeTime value={s.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <div className="card">
+          <DataTable label="MCP servers" columns={COLUMNS} rows={list} rowKey={(s) => s.name} />
         </div>
       )}
     </div>

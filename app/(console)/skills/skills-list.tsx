@@ -1,10 +1,11 @@
 "use client";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRef, useState } from "react";
+import { useState } from "react";
+import { DisclosureButton } from "../../_components/disclosure-button";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
-import { useSlashToFocus } from "../../_components/use-slash-to-focus";
+import { ListCount, SearchToolbar } from "../../_components/search-toolbar";
 import { useTRPC } from "../../_lib/trpc";
 import { UploadSkill } from "./upload-skill";
 
@@ -17,8 +18,6 @@ export function SkillsList({ canEdit }: { canEdit: boolean }) {
   const skills = useQuery(trpc.skills.list.queryOptions({ query }));
   const all = useQuery(trpc.skills.list.queryOptions({}));
   const [uploading, setUploading] = useState(false);
-  const search = useRef<HTMLInputElement>(null);
-  useSlashToFocus(search);
   const list = skills.data ?? [];
   const total = all.data?.length ?? 0;
 
@@ -34,14 +33,9 @@ export function SkillsList({ canEdit }: { canEdit: boolean }) {
           </p>
         </div>
         {canEdit && (
-          <button
-            type="button"
-            className="btn btn-primary"
-            aria-expanded={uploading}
-            onClick={() => setUploading(!uploading)}
-          >
+          <DisclosureButton className="btn btn-primary" open={uploading} onToggle={setUploading}>
             Upload…
-          </button>
+          </DisclosureButton>
         )}
       </div>
       {uploading && (
@@ -52,22 +46,9 @@ export function SkillsList({ canEdit }: { canEdit: boolean }) {
           />
         </section>
       )}
-      <div className="toolbar">
-        <label className="search">
-          <span className="visually-hidden">Search skills</span>
-          <input
-            ref={search}
-            type="search"
-            placeholder="Search skills"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-          />
-          <kbd aria-hidden>/</kbd>
-        </label>
-        <span className="muted small">
-          {total} skill{total === 1 ? "" : "s"}
-        </span>
-      </div>
+      <SearchToolbar label="Search skills" query={query} onQuery={setQuery}>
+        <ListCount count={total} noun="skill" />
+      </SearchToolbar>
       <ErrorNote error={skills.error} />
       {skills.isPending ? (
         <p className="muted">Loading skills…</p>

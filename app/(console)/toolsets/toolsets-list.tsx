@@ -1,29 +1,23 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
-import { useMemo, useRef, useState } from "react";
-import { CategoryBadge } from "../../_components/category-badge";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { BusyButton } from "../../_components/busy-button";
+import { DisclosureButton } from "../../_components/disclosure-button";
 import { ErrorNote } from "../../_components/error-note";
-import { RelativeTime } from "../../_components/relative-time";
-import { useSlashToFocus } from "../../_components/use-slash-to-focus";
-import { useTRPC } from "../../_lib/trpc";
-import { InlineCode } from "./inline-code";
-import { codeFileOf, LanguageBadge } from "./language-badge";
+import { ListCount, SearchToolbar } from "../../_components/search-toolbar";
+import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
+import { ToolsetCard } from "./toolset-card";
 import { UploadForm } from "./upload-form";
+import { useInvalidateToolsets } from "./use-invalidate-toolsets";
+
+type SyncResult = RouterOutputs["toolsets"]["sync"];
 
 export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const toolsets = useQuery(trpc.toolsets.list.queryOptions());
   const [query, setQuery] = useState("");
   const [uploading, setUploading] = useState(false);
-  const search = useRef<HTMLInputElement>(null);
-  useSlashToFocus(search);
-  const invalidate = () =>
-    Promise.all([
-      qc.invalidateQueries({ queryKey: trpc.toolsets.pathKey() }),
-      qc.invalidateQueries({ queryKey: trpc.capabilities.pathKey() }),
-    ]);
+  const invalidate = useInvalidateToolsets();
   const sync = useMutation(trpc.toolsets.sync.mutationOptions({ onSuccess: invalidate }));
 
   const list = toolsets.data ?? [];
@@ -45,29 +39,19 @@ export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
         </div>
         {canEdit && (
           <div className="row">
-            <button
-              type="button"
-              className="btn"
-              aria-expanded={uploading}
-              onClick={() => setUploading(!uploading)}
-            >
+            <DisclosureButton open={uploading} onToggle={setUploading}>
               Upload…
-            </button>
-            <button
-              type="button"
+            </DisclosureButton>
+            <BusyButton
               className="btn btn-primary"
-              disabled={sync.isPending}
+              busy={sync.isPending}
+              busyLabel="Syncing…"
+              spinner
               onClick={() => sync.mutate()}
               title="Publish every folder under the toolsets directory"
             >
-              {sync.isPending ? (
-                <>
-                  <span className="spinner" aria-hidden /> Syncing…
-                </>
-              ) : (
-                "Sync from folder"
-              )}
-            </button>
+              Sync from folder
+            </BusyButton>
           </div>
         )}
       </div>
@@ -77,32 +61,10 @@ export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
         </section>
       )}
       <ErrorNote error={sync.error} />
-      {sync.data && (
-        <div className="card small" role="status" style={{ marginBottom: 12 }}>
-          <strong>{sync.data.summary}</strong>
-          {sync.data.failed.map((f) => (
-            <div key={f.name} className="pill-bad">
-              <code>{f.name}</code>: {f.message.split("\n")[0]}
-            </div>
-          ))}
-        </div>
-      )}
-      <div className="toolbar">
-        <label className="search">
-          <span className="visually-hidden">Search toolsets</span>
-          <input
-            ref={search}
-            type="search"
-            placeholder="Search toolsets"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-          />
-          <kbd aria-hidden>/</kbd>
-        </label>
-        <span className="muted small">
-          {list.length} toolset{list.length === 1 ? "" : "s"}
-        </span>
-      </div>
+      {sync.data && <SyncNote result={sync.data} />}
+      <SearchToolbar label="Search toolsets" query={query} onQuery={setQuery}>
+        <ListCount count={list.length} noun="toolset" />
+      </SearchToolbar>
       <ErrorNote error={toolsets.error} />
       {toolsets.isPending ? (
         <p className="muted">Loading toolsets…</p>
@@ -121,46 +83,25 @@ export function ToolsetsList({ canEdit }: { canEdit: boolean }) {
         <ul className="toolset-list" aria-label="Toolsets">
           {filtered.map((t) => (
             <li key={t.name}>
-              <Link href={`/toolsets/${t.name}`} className="card toolset-card">
-                <span className="title">
-                  <strong>{t.name}</strong>
-                  <span className="pill">{t.version ? `v${t.version}` : "no version"}</span>
-                  <LanguageBadge language={t.language} />
-                </span>
-                <p>
-                  {t.description ? (
-                    <InlineCode text={t.description} />
-                  ) : (
-                    `No description in ${codeFileOf(t.language)}.`
-                  )}
-                </p>
-                <span className="row small">
-                  <span className="muted">
-                    {t.bindingCount} binding{t.bindingCount === 1 ? "" : "s"}
-                  </span>
-                  {t.categories.map((c) => (
-                    <CategoryBadge key={c} category={c} />
-                  ))}
-                </span>
-                <span className="row small muted">
-                  updated <RelativeTime value={t.updatedAt} />
-                  {t.missingEnv.length > 0 && (
-                    <span className="pill" title="Declared variables without a value">
-                      not set: {t.missingEnv.join(", ")}
-                    </span>
-                  )}
-                  {t.pendingCategoryChanges > 0 && (
-                    <span className="pill pill-wait">
-                      {t.pendingCategoryChanges} category change{t.pendingCategoryChanges === 1 ? "" : "s"} to
-                      review
-                    </span>
-                  )}
-                </span>
-              </Link>
+              <ToolsetCard toolset={t} />
             </li>
           ))}
         </ul>
       )}
     </>
+  );
+}
+
+/** What a sync published, and the first line of each folder's failure. */
+function SyncNote({ result }: { result: SyncResult }) {
+  return (
+    <div className="card small" role="status" style={{ marginBottom: 12 }}>
+      <strong>{result.summary}</strong>
+      {result.failed.map((f) => (
+        <div key={f.name} className="pill-bad">
+          <code>{f.name}</code>: {f.message.split("\n")[0]}
+        </div>
+      ))}
+    </div>
   );
 }

@@ -5,9 +5,9 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { CopyButton } from "../../../_components/copy-button";
 import { ErrorNote } from "../../../_components/error-note";
+import { MarkdownView } from "../../../_components/markdown-view";
 import { useTRPC } from "../../../_lib/trpc";
 import { SkillFiles } from "./skill-files";
-import { SkillMarkdown } from "./skill-markdown";
 import { SkillVersions } from "./skill-versions";
 
 /** A link that opens the rules form pre-filled with one tool the skill asks for. */
@@ -113,9 +113,7 @@ export function SkillDetail({ name, canEdit }: { name: string; canEdit: boolean 
           <h2 id="skillmd-h">SKILL.md</h2>
           <CopyButton text={usage} label="Copy an action that loads it" />
         </div>
-        <div className="markdown" data-testid="skill-body">
-          {s.body.trim() ? <SkillMarkdown text={s.body} /> : <p className="muted">The body is empty.</p>}
-        </div>
+        <MarkdownView text={s.body} testId="skill-body" empty={<p className="muted">The body is empty.</p>} />
       </section>
 
       <section className="card" aria-labelledby="files-h" style={{ marginBottom: 12 }}>

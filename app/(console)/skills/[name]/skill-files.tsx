@@ -2,8 +2,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorNote } from "../../../_components/error-note";
+import { MarkdownView } from "../../../_components/markdown-view";
 import { useTRPC } from "../../../_lib/trpc";
-import { SkillMarkdown } from "./skill-markdown";
 
 interface FileEntry {
   path: string;
@@ -56,9 +56,7 @@ export function SkillFiles({ name, version, files }: { name: string; version: nu
         ) : file.isPending ? (
           <p className="muted">Loading…</p>
         ) : file.data?.text != null && isMarkdown && rendered ? (
-          <div className="markdown" data-testid="skill-file-view">
-            <SkillMarkdown text={file.data.text} />
-          </div>
+          <MarkdownView text={file.data.text} testId="skill-file-view" />
         ) : (
           <pre className="skill-viewer" data-testid="skill-file-view">
             {file.data?.text}

@@ -1,6 +1,9 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { type Column, DataTable } from "../../../_components/data-table";
+import { DiffView, patchLines } from "../../../_components/diff-view";
+import { DisclosureButton } from "../../../_components/disclosure-button";
 import { ErrorNote } from "../../../_components/error-note";
 import { RelativeTime } from "../../../_components/relative-time";
 import { useTRPC } from "../../../_lib/trpc";
@@ -17,51 +20,43 @@ interface VersionRow {
 /** Every version with its hash; a diff of any version against the one before it. */
 export function SkillVersions({ name, versions }: { name: string; versions: VersionRow[] }) {
   const [open, setOpen] = useState<number | null>(null);
+  const columns: Column<VersionRow>[] = [
+    {
+      label: "Version",
+      cell: (v) => (
+        <>
+          v{v.version} {v.current && <span className="pill">current</span>}
+        </>
+      ),
+    },
+    { label: "Hash", cell: (v) => <code title={v.contentHash}>{v.contentHash.slice(0, 12)}</code> },
+    { label: "From", cell: (v) => v.origin },
+    { label: "Files", cell: (v) => v.fileCount },
+    { label: "When", cell: (v) => <RelativeTime value={v.createdAt} /> },
+    {
+      label: "Actions",
+      hideLabel: true,
+      cell: (v) =>
+        v.version > 1 && (
+          <DisclosureButton
+            className="btn btn-sm"
+            open={open === v.version}
+            onToggle={(show) => setOpen(show ? v.version : null)}
+          >
+            Diff with v{v.version - 1}
+          </DisclosureButton>
+        ),
+    },
+  ];
   return (
     <div className="stack">
-      <div className="skill-table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th>Version</th>
-              <th>Hash</th>
-              <th>From</th>
-              <th>Files</th>
-              <th>When</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {versions.map((v) => (
-              <tr key={v.version}>
-                <td>
-                  v{v.version} {v.current && <span className="pill">current</span>}
-                </td>
-                <td>
-                  <code title={v.contentHash}>{v.contentHash.slice(0, 12)}</code>
-                </td>
-                <td>{v.origin}</td>
-                <td>{v.fileCount}</td>
-                <td>
-                  <RelativeTime value={v.createdAt} />
-                </td>
-                <td>
-                  {v.version > 1 && (
-                    <button
-                      type="button"
-                      className="btn btn-sm"
-                      aria-expanded={open === v.version}
-                      onClick={() => setOpen(open === v.version ? null : v.version)}
-                    >
-                      Diff with v{v.version - 1}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Versions"
+        dense={false}
+        columns={columns}
+        rows={versions}
+        rowKey={(v) => String(v.version)}
+      />
       {open !== null && <VersionDiff name={name} from={open - 1} to={open} />}
     </div>
   );
@@ -82,20 +77,7 @@ function VersionDiff({ name, from, to }: { name: string; from: number; to: numbe
           {d.patch === null ? (
             <p className="muted small">binary file</p>
           ) : (
-            <pre className="skill-viewer">
-              {d.patch
-                .split("\n")
-                .slice(4)
-                .map((line, i) => (
-                  <div
-                    // biome-ignore lint/suspicious/noArrayIndexKey: lines of one patch, in order
-                    key={i}
-                    className={`diff-line ${line.startsWith("+") ? "diff-add" : line.startsWith("-") ? "diff-del" : ""}`}
-                  >
-                    {line || " "}
-                  </div>
-                ))}
-            </pre>
+            <DiffView lines={patchLines(d.patch)} />
           )}
         </div>
       ))}

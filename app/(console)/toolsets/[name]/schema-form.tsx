@@ -4,7 +4,8 @@
  * objects get their own controls; anything else (unions, unknown) is edited as JSON. The value is
  * the arguments object itself; an optional field left empty is left out.
  */
-import { useId, useState } from "react";
+import { type ReactNode, useId, useState } from "react";
+import { RemoveButton } from "../../../_components/remove-button";
 import { sampleValue } from "../../../_components/schema-sample";
 
 export type Schema = { [key: string]: unknown };
@@ -205,6 +206,28 @@ function EnumField({ id, label, schema, required, value, onChange }: FieldProps)
   );
 }
 
+/** A nested object or array: its fields boxed under its label. */
+function FieldBox({
+  label,
+  schema,
+  required,
+  children,
+}: {
+  label: string;
+  schema: Schema;
+  required: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <fieldset className="box">
+      <legend>
+        <Label label={label} schema={schema} required={required} />
+      </legend>
+      <div className="schema-nested">{children}</div>
+    </fieldset>
+  );
+}
+
 function ArrayField({ id, label, schema, required, value, onChange }: FieldProps) {
   const items = Array.isArray(value) ? value : [];
   const itemSchema = schema.items as Schema;
@@ -215,55 +238,46 @@ function ArrayField({ id, label, schema, required, value, onChange }: FieldProps
     onChange(list.length === 0 && !required ? undefined : list);
   };
   return (
-    <fieldset className="box">
-      <legend>
-        <Label label={label} schema={schema} required={required} />
-      </legend>
-      <div className="schema-nested">
-        {items.length === 0 && <span className="muted small">No items.</span>}
-        {items.map((item, i) => (
-          <div className="array-item" key={keys[i] ?? i}>
-            <Field
-              id={`${id}-${keys[i] ?? i}`}
-              label={`${label}[${i}]`}
-              schema={itemSchema}
-              required
-              value={item}
-              onChange={(v) => {
-                const copy = [...items];
-                copy[i] = v;
-                set(copy, keys);
-              }}
-            />
-            <button
-              type="button"
-              className="btn btn-sm"
-              aria-label={`Remove ${label}[${i}]`}
-              onClick={() =>
-                set(
-                  items.filter((_, j) => j !== i),
-                  keys.filter((_, j) => j !== i),
-                )
-              }
-            >
-              ✕
-            </button>
-          </div>
-        ))}
-        <div>
-          <button
-            type="button"
-            className="btn btn-sm"
-            onClick={() => {
-              set([...items, sampleValue(itemSchema)], [...keys, next]);
-              setNext(next + 1);
+    <FieldBox label={label} schema={schema} required={required}>
+      {items.length === 0 && <span className="muted small">No items.</span>}
+      {items.map((item, i) => (
+        <div className="array-item" key={keys[i] ?? i}>
+          <Field
+            id={`${id}-${keys[i] ?? i}`}
+            label={`${label}[${i}]`}
+            schema={itemSchema}
+            required
+            value={item}
+            onChange={(v) => {
+              const copy = [...items];
+              copy[i] = v;
+              set(copy, keys);
             }}
-          >
-            + Add to {label}
-          </button>
+          />
+          <RemoveButton
+            label={`Remove ${label}[${i}]`}
+            onClick={() =>
+              set(
+                items.filter((_, j) => j !== i),
+                keys.filter((_, j) => j !== i),
+              )
+            }
+          />
         </div>
+      ))}
+      <div>
+        <button
+          type="button"
+          className="btn btn-sm"
+          onClick={() => {
+            set([...items, sampleValue(itemSchema)], [...keys, next]);
+            setNext(next + 1);
+          }}
+        >
+          + Add to {label}
+        </button>
       </div>
-    </fieldset>
+    </FieldBox>
   );
 }
 
@@ -271,19 +285,14 @@ function ObjectField({ id, label, schema, required, value, onChange }: FieldProp
   const obj =
     value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, Value>) : {};
   return (
-    <fieldset className="box">
-      <legend>
-        <Label label={label} schema={schema} required={required} />
-      </legend>
-      <div className="schema-nested">
-        <SchemaForm
-          schema={schema}
-          value={obj}
-          idPrefix={id}
-          onChange={(v) => onChange(Object.keys(v).length === 0 && !required ? undefined : v)}
-        />
-      </div>
-    </fieldset>
+    <FieldBox label={label} schema={schema} required={required}>
+      <SchemaForm
+        schema={schema}
+        value={obj}
+        idPrefix={id}
+        onChange={(v) => onChange(Object.keys(v).length === 0 && !required ? undefined : v)}
+      />
+    </FieldBox>
   );
 }
 

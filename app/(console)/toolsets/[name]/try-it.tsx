@@ -1,17 +1,16 @@
 "use client";
+/** Try it: call one binding of a toolset through the gate from the console, and see what came back. */
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import type { Mode } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../../_components/category-badge";
-import { CopyButton } from "../../../_components/copy-button";
-import { ErrorNote } from "../../../_components/error-note";
-import { JsonView } from "../../../_components/json-view";
 import { ModeSelect } from "../../../_components/mode-select";
-import { TabPanel, Tabs } from "../../../_components/tabs";
 import { useTRPC } from "../../../_lib/trpc";
-import { initialArgs, type Schema, SchemaForm } from "./schema-form";
+import type { Schema } from "./schema-form";
+import { TryArgs, useTryArgs } from "./try-args";
+import { TryResponse } from "./try-response";
+import { useApprovalWaiting } from "./use-approval-waiting";
 
 interface Binding {
   name: string;
@@ -21,9 +20,62 @@ interface Binding {
   inputSchema: Schema;
 }
 
-interface Waiting {
-  approvalId: string;
-  expiresAt: number;
+/** The binding to call, with its signature, category and description; `children` sit beside it. */
+function BindingPicker({
+  bindings,
+  value,
+  onPick,
+  children,
+}: {
+  bindings: Binding[];
+  value: string;
+  onPick: (name: string) => void;
+  children: ReactNode;
+}) {
+  const binding = bindings.find((b) => b.name === value);
+  return (
+    <>
+      <div className="form-row" style={{ gridTemplateColumns: "minmax(0, 1fr) 150px" }}>
+        <label>
+          Binding
+          <select value={value} onChange={(e) => onPick(e.target.value)}>
+            {bindings.map((b) => (
+              <option key={b.name} value={b.name}>
+                {b.name} ({b.category})
+              </option>
+            ))}
+          </select>
+        </label>
+        {children}
+      </div>
+      {binding && (
+        <div className="small">
+          <code>{binding.signature}</code> <CategoryBadge category={binding.category} />
+          {binding.description && (
+            <div className="muted clamp-2" title={binding.description}>
+              {binding.description}
+            </div>
+          )}
+        </div>
+      )}
+    </>
+  );
+}
+
+function RunButton({ running, disabled }: { running: boolean; disabled: boolean }) {
+  return (
+    <button type="submit" className="btn btn-primary" disabled={disabled}>
+      {running ? (
+        <>
+          <span className="spinner" aria-hidden /> Running…
+        </>
+      ) : (
+        <>
+          Run <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+        </>
+      )}
+    </button>
+  );
 }
 
 export function TryIt({
@@ -44,54 +96,18 @@ export function TryIt({
   const [bindingName, setBindingName] = useState(initial ?? bindings[0]?.name ?? "");
   const binding = bindings.find((b) => b.name === bindingName);
   const [mode, setMode] = useState<Mode | null>(null);
-  const [view, setView] = useState<"form" | "json">("form");
-  const [args, setArgs] = useState<Record<string, unknown>>(() =>
-    binding ? initialArgs(binding.inputSchema) : {},
-  );
-  const [jsonText, setJsonText] = useState(() => JSON.stringify(args, null, 2));
-  const [jsonError, setJsonError] = useState<string | null>(null);
-  const [formKey, setFormKey] = useState(0);
-  const [waiting, setWaiting] = useState<Waiting | null>(null);
-  const run = useMutation(trpc.toolsets.tryIt.mutationOptions({ onSettled: () => setWaiting(null) }));
+  const editor = useTryArgs(binding?.inputSchema ?? null);
+  const { args, jsonError } = editor;
+  const run = useMutation(trpc.toolsets.tryIt.mutationOptions());
   const effectiveMode = mode ?? defaultMode.data ?? "default";
   const capability = `${toolset}.${bindingName}`;
 
-  // While the call runs, show when it waits for a human (same console session, same capability).
-  // The stream stays open on this tab, so a request made right after Run is not missed.
-  const pending = useRef(false);
-  pending.current = run.isPending;
-  useSubscription(
-    trpc.events.live.subscriptionOptions(
-      { types: ["approval.requested"] },
-      {
-        enabled: canRun,
-        onData: (tracked) => {
-          if (!pending.current) return;
-          const approval = (tracked.data.payload as { approval?: Record<string, unknown> }).approval;
-          if (approval?.sessionId === sessionId && approval.capability === capability) {
-            setWaiting({ approvalId: String(approval.id), expiresAt: Number(approval.expiresAt) });
-          }
-        },
-      },
-    ),
-  );
+  const waiting = useApprovalWaiting({ enabled: canRun, running: run.isPending, sessionId, capability });
 
   function pick(name: string) {
-    const next = bindings.find((b) => b.name === name);
     setBindingName(name);
-    const fresh = next ? initialArgs(next.inputSchema) : {};
-    setArgs(fresh);
-    setJsonText(JSON.stringify(fresh, null, 2));
-    setJsonError(null);
-    setFormKey((k) => k + 1);
+    editor.reset(bindings.find((b) => b.name === name)?.inputSchema ?? null);
     run.reset();
-  }
-
-  function switchView(next: "form" | "json") {
-    if (next === view) return;
-    if (next === "json") setJsonText(JSON.stringify(args, null, 2));
-    else if (jsonError === null) setFormKey((k) => k + 1);
-    setView(next);
   }
 
   function submit(e?: FormEvent) {
@@ -109,7 +125,6 @@ export function TryIt({
     );
   }
 
-  const result = run.data;
   return (
     <div className="split-even">
       <section className="card" aria-labelledby="try-h">
@@ -128,167 +143,29 @@ export function TryIt({
             }
           }}
         >
-          <div className="form-row" style={{ gridTemplateColumns: "minmax(0, 1fr) 150px" }}>
-            <label>
-              Binding
-              <select value={bindingName} onChange={(e) => pick(e.target.value)}>
-                {bindings.map((b) => (
-                  <option key={b.name} value={b.name}>
-                    {b.name} ({b.category})
-                  </option>
-                ))}
-              </select>
-            </label>
+          <BindingPicker bindings={bindings} value={bindingName} onPick={pick}>
             <ModeSelect value={effectiveMode} onChange={setMode} />
-          </div>
-          {binding && (
-            <div className="small">
-              <code>{binding.signature}</code> <CategoryBadge category={binding.category} />
-              {binding.description && (
-                <div className="muted clamp-2" title={binding.description}>
-                  {binding.description}
-                </div>
-              )}
-            </div>
-          )}
-          <Tabs
-            label="Arguments editor"
-            idPrefix={`try-${toolset}`}
-            selected={view}
-            onSelect={switchView}
-            style={{ marginBottom: 0 }}
-            tabs={[
-              { id: "form", label: "Form" },
-              { id: "json", label: "JSON" },
-            ]}
+          </BindingPicker>
+          <TryArgs
+            toolset={toolset}
+            binding={bindingName}
+            schema={binding?.inputSchema ?? null}
+            state={editor}
           />
-          <TabPanel idPrefix={`try-${toolset}`} selected={view}>
-            {binding && view === "form" ? (
-              <SchemaForm
-                key={`${bindingName}-${formKey}`}
-                schema={binding.inputSchema}
-                value={args}
-                onChange={setArgs}
-                idPrefix={`arg-${bindingName}`}
-              />
-            ) : (
-              <label>
-                Arguments (JSON)
-                <textarea
-                  rows={10}
-                  value={jsonText}
-                  spellCheck={false}
-                  aria-invalid={jsonError !== null}
-                  onChange={(e) => {
-                    setJsonText(e.target.value);
-                    try {
-                      const parsed = JSON.parse(e.target.value) as unknown;
-                      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-                        setJsonError("the arguments are one JSON object");
-                        return;
-                      }
-                      setArgs(parsed as Record<string, unknown>);
-                      setJsonError(null);
-                    } catch (error) {
-                      setJsonError((error as Error).message);
-                    }
-                  }}
-                />
-                {jsonError && (
-                  <span className="field-hint" style={{ color: "var(--danger)" }}>
-                    {jsonError}
-                  </span>
-                )}
-              </label>
-            )}
-          </TabPanel>
           <div className="row">
-            <button
-              type="submit"
-              className="btn btn-primary"
-              disabled={!canRun || run.isPending || !!jsonError}
-            >
-              {run.isPending ? (
-                <>
-                  <span className="spinner" aria-hidden /> Running…
-                </>
-              ) : (
-                <>
-                  Run <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-                </>
-              )}
-            </button>
+            <RunButton running={run.isPending} disabled={!canRun || run.isPending || !!jsonError} />
             {!canRun && <span className="field-hint">Running needs the approver role.</span>}
           </div>
         </form>
       </section>
-      <section className="card" aria-labelledby="try-result-h" aria-live="polite">
-        <h2 id="try-result-h">Request and response</h2>
-        <h3>Request</h3>
-        <div className="snippet">
-          <pre>{`${capability}(${JSON.stringify(args, null, 2)})`}</pre>
-          <CopyButton text={JSON.stringify(args)} label="Copy args" />
-        </div>
-        <h3>Response</h3>
-        <ErrorNote error={run.error} />
-        {run.isPending && (
-          <div className="decision" data-testid="try-waiting">
-            <span className="spinner" aria-hidden />
-            {waiting ? (
-              <div>
-                <div className="decision-reason">Waiting for approval</div>
-                <div className="small muted">
-                  Approve or deny it in <Link href="/approvals">Approvals</Link>
-                  {" · "}
-                  <Expiry at={waiting.expiresAt} />
-                </div>
-              </div>
-            ) : (
-              <div className="decision-reason">Calling {capability}…</div>
-            )}
-          </div>
-        )}
-        {!run.isPending && !result && !run.error && (
-          <p className="muted small">
-            Fill in the arguments and press Run. The gate's decision and the result appear here.
-          </p>
-        )}
-        {result && !run.isPending && (
-          <div className="stack" data-testid="try-result">
-            <div className="decision">
-              <span className={`effect effect-${result.decision ?? (result.ok ? "allow" : "deny")}`}>
-                {result.decision ?? (result.ok ? "ok" : "error")}
-              </span>
-              <div>
-                <div className="decision-reason">
-                  {result.ok ? "Returned" : <code>{result.error?.code}</code>}{" "}
-                  {result.ok ? `in ${result.ms} ms` : result.error?.message}
-                </div>
-                {result.reason && <div className="small muted">gate: {result.reason}</div>}
-              </div>
-            </div>
-            {result.ok && (
-              <div className="result-box">
-                <JsonView value={result.value} label="Result" />
-              </div>
-            )}
-          </div>
-        )}
-      </section>
+      <TryResponse
+        capability={capability}
+        args={args}
+        pending={run.isPending}
+        waiting={run.isPending ? waiting : null}
+        result={run.data}
+        error={run.error}
+      />
     </div>
-  );
-}
-
-function Expiry({ at }: { at: number }) {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, []);
-  const left = Math.max(0, Math.round((at - now) / 1000));
-  return (
-    <span>
-      expires in {Math.floor(left / 60)}:{String(left % 60).padStart(2, "0")}
-    </span>
   );
 }

@@ -2,6 +2,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { CopyButton } from "../../../_components/copy-button";
+import { DiffView } from "../../../_components/diff-view";
+import { DisclosureButton } from "../../../_components/disclosure-button";
 import { ErrorNote } from "../../../_components/error-note";
 import { RelativeTime } from "../../../_components/relative-time";
 import { type RouterOutputs, useTRPC } from "../../../_lib/trpc";
@@ -56,14 +58,13 @@ export function VersionsList({
                     <CopyButton text={v.contentHash} label="Copy hash" />
                   </span>
                   {previous ? (
-                    <button
-                      type="button"
+                    <DisclosureButton
                       className="btn btn-sm"
-                      aria-expanded={open === v.version}
-                      onClick={() => setOpen(open === v.version ? null : v.version)}
+                      open={open === v.version}
+                      onToggle={(show) => setOpen(show ? v.version : null)}
                     >
                       {open === v.version ? "Hide changes" : `Changes since v${previous.version}`}
-                    </button>
+                    </DisclosureButton>
                   ) : (
                     <span className="muted small">first version</span>
                   )}
@@ -91,26 +92,8 @@ export function VersionsList({
           }}
         >
           <div className="row">
-            <label>
-              From
-              <select value={from} onChange={(e) => setFrom(Number(e.target.value))}>
-                {versions.map((v) => (
-                  <option key={v.version} value={v.version}>
-                    v{v.version}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              To
-              <select value={to} onChange={(e) => setTo(Number(e.target.value))}>
-                {versions.map((v) => (
-                  <option key={v.version} value={v.version}>
-                    v{v.version}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <VersionSelect label="From" versions={versions} value={from} onChange={setFrom} />
+            <VersionSelect label="To" versions={versions} value={to} onChange={setTo} />
             <button type="submit" className="btn" style={{ alignSelf: "flex-end" }} disabled={from === to}>
               Compare
             </button>
@@ -125,23 +108,36 @@ export function VersionsList({
   );
 }
 
+function VersionSelect({
+  label,
+  versions,
+  value,
+  onChange,
+}: {
+  label: string;
+  versions: Version[];
+  value: number;
+  onChange: (version: number) => void;
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(Number(e.target.value))}>
+        {versions.map((v) => (
+          <option key={v.version} value={v.version}>
+            v{v.version}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** What changed between two versions: bindings, doc and settings, one line each. */
 function Diff({ name, from, to }: { name: string; from: number; to: number }) {
   const trpc = useTRPC();
   const diff = useQuery(trpc.toolsets.diff.queryOptions({ name, from, to }));
   if (diff.error) return <ErrorNote error={diff.error} />;
   if (!diff.data) return <p className="muted small">Loading changes…</p>;
-  const lines = diff.data.lines;
-  return (
-    <section className="result-box" style={{ marginTop: 6 }} aria-label={`Changes from v${from} to v${to}`}>
-      {lines.map((line, i) => (
-        <div
-          // biome-ignore lint/suspicious/noArrayIndexKey: lines of one diff
-          key={i}
-          className={`diff-line ${line.startsWith("+") ? "diff-add" : line.startsWith("-") ? "diff-del" : line.startsWith("~") ? "diff-mod" : ""}`}
-        >
-          {line}
-        </div>
-      ))}
-    </section>
-  );
+  return <DiffView lines={diff.data.lines} label={`Changes from v${from} to v${to}`} />;
 }
