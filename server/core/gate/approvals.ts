@@ -98,6 +98,43 @@ async function lostDecisionError(store: ApprovalStore, approvalId: string): Prom
   );
 }
 
+/**
+ * A new session grant also answers the requests of that session already waiting that it covers
+ * (same capability and version, not forced by an ask rule), each recorded as decided by it.
+ */
+async function releaseCovered(
+  deps: Pick<ApprovalServiceDeps, "store" | "clock" | "events">,
+  wake: (id: string) => void,
+  source: ApprovalRecord,
+  grantId: string,
+  decidedBy: Decider,
+): Promise<void> {
+  const { store, clock, events } = deps;
+  for (const sibling of await store.listPending()) {
+    if (
+      sibling.id === source.id ||
+      sibling.sessionId !== source.sessionId ||
+      sibling.capability !== source.capability ||
+      sibling.versionHash !== source.versionHash ||
+      !sibling.sessionGrantable
+    )
+      continue;
+    const now = clock.now();
+    const change = { status: "allowed", scope: "session", decidedById: decidedBy.userId, grantId } as const;
+    if (!(await store.decide(sibling.id, change, now))) continue; // expired or answered meanwhile
+    await events.publish(
+      decidedEvent(sibling, {
+        status: "allowed",
+        scope: "session",
+        decidedBy: decidedBy.label,
+        grantId,
+        at: now,
+      }),
+    );
+    wake(sibling.id);
+  }
+}
+
 export function createApprovalService(deps: ApprovalServiceDeps): ApprovalService {
   const ttlMs = deps.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
   const { store, clock, events } = deps;
@@ -136,36 +173,6 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       }
     }
     return count;
-  }
-
-  /**
-   * A new session grant also answers the requests of that session already waiting that it covers
-   * (same capability and version, not forced by an ask rule), each recorded as decided by it.
-   */
-  async function releaseCovered(source: ApprovalRecord, grantId: string, decidedBy: Decider): Promise<void> {
-    for (const sibling of await store.listPending()) {
-      if (
-        sibling.id === source.id ||
-        sibling.sessionId !== source.sessionId ||
-        sibling.capability !== source.capability ||
-        sibling.versionHash !== source.versionHash ||
-        !sibling.sessionGrantable
-      )
-        continue;
-      const now = clock.now();
-      const change = { status: "allowed", scope: "session", decidedById: decidedBy.userId, grantId } as const;
-      if (!(await store.decide(sibling.id, change, now))) continue; // expired or answered meanwhile
-      await events.publish(
-        decidedEvent(sibling, {
-          status: "allowed",
-          scope: "session",
-          decidedBy: decidedBy.label,
-          grantId,
-          at: now,
-        }),
-      );
-      wake(sibling.id);
-    }
   }
 
   /** Refuses to answer for a run that is gone, closing its row so nobody is told "allowed". */
@@ -230,7 +237,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
           : null;
       await events.publish(decidedEvent(record, { status, scope, decidedBy: decidedBy.label, at: now }));
       wake(approvalId);
-      if (grant) await releaseCovered(record, grant.id, decidedBy);
+      if (grant) await releaseCovered(deps, wake, record, grant.id, decidedBy);
       const updated = await store.get(approvalId);
       if (!updated) throw new AppError("NOT_FOUND", `approval ${approvalId} does not exist`);
       return updated;
