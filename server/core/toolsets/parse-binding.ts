@@ -6,8 +6,10 @@
 import ts from "typescript";
 import { formatSignature } from "../capabilities/schema-to-ts";
 import { CATEGORIES, type Category } from "../capabilities/types";
+import { literalValue, schemaFromDefault } from "./literal-value";
+import { lineOf, type SchemaContext } from "./schema-context";
 import { type Collector, hasModifier, report, tagComment } from "./toolset-jsdoc";
-import { lineOf, literalValue, mapType, type SchemaContext, schemaFromDefault } from "./type-to-schema";
+import { mapType } from "./type-to-schema";
 import type { JsonSchema, ToolsetBinding } from "./types";
 
 /** Reports what makes the function unusable as a binding: not exported, overloads, generator, generic. */

@@ -10,8 +10,8 @@
  */
 import ts from "typescript";
 import { parseBinding } from "./parse-binding";
+import { createSchemaContext } from "./schema-context";
 import { type Collector, hasModifier, report, tagComment, tagsNamed } from "./toolset-jsdoc";
-import { createSchemaContext } from "./type-to-schema";
 import type {
   ParsedToolset,
   ToolsetBinding,
