@@ -98,44 +98,43 @@ function listExport(store: SkillStore): SkillExport {
   };
 }
 
-function loadExport(lookup: SkillLookup): SkillExport {
+/** A read export that takes only a skill's name and answers from its record. */
+function bySkillName(
+  lookup: SkillLookup,
+  name: string,
+  description: string,
+  answer: (skill: SkillRecord) => JsonObject,
+): SkillExport {
   return {
-    spec: {
-      name: "skills.load",
-      description: "The instructions of one skill: the body of its SKILL.md (markdown).",
-      category: "read",
-      inputSchema: nameOnlySchema,
-    },
-    impl: async (_run, args) => {
-      const skill = await lookup.skill(String(args.name));
-      return {
-        name: skill.name,
-        description: skill.description,
-        body: skill.body,
-        files: skill.fileCount,
-        version: skill.version,
-      };
-    },
+    spec: { name, description, category: "read", inputSchema: nameOnlySchema },
+    impl: async (_run, args) => answer(await lookup.skill(String(args.name))),
   };
 }
 
-function filesExport(lookup: SkillLookup): SkillExport {
-  return {
-    spec: {
-      name: "skills.files",
-      description: "The file tree of one skill: every path with its size and MIME type.",
-      category: "read",
-      inputSchema: nameOnlySchema,
-    },
-    impl: async (_run, args) => {
-      const skill = await lookup.skill(String(args.name));
-      return {
-        name: skill.name,
-        files: skill.files.map((f) => ({ path: f.path, size: f.size, mime: f.mime, text: f.text })),
-      };
-    },
-  };
-}
+const loadExport = (lookup: SkillLookup) =>
+  bySkillName(
+    lookup,
+    "skills.load",
+    "The instructions of one skill: the body of its SKILL.md (markdown).",
+    (skill) => ({
+      name: skill.name,
+      description: skill.description,
+      body: skill.body,
+      files: skill.fileCount,
+      version: skill.version,
+    }),
+  );
+
+const filesExport = (lookup: SkillLookup) =>
+  bySkillName(
+    lookup,
+    "skills.files",
+    "The file tree of one skill: every path with its size and MIME type.",
+    (skill) => ({
+      name: skill.name,
+      files: skill.files.map((f) => ({ path: f.path, size: f.size, mime: f.mime, text: f.text })),
+    }),
+  );
 
 function readExport(lookup: SkillLookup): SkillExport {
   return {
