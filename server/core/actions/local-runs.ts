@@ -5,7 +5,7 @@
  */
 import type { RunStore } from "./ports";
 
-export const DEFAULT_CANCEL_POLL_MS = 500;
+const DEFAULT_CANCEL_POLL_MS = 500;
 
 export interface LocalRuns {
   /** Tracks a run started here until `remove`; starts the cancel poll if it was idle. */

@@ -70,7 +70,7 @@ export interface EngineRun extends CapabilityRun {
 }
 
 /** The guest-visible shape of a refusal (the action contract). */
-export function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
+function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
   if (decision === "blocked") {
     return new AppError("GATE_BLOCKED_PLAN", `blocked_in_plan_mode: ${capability}`, {
       details: { error: "blocked_in_plan_mode", capability },

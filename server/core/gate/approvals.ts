@@ -15,8 +15,9 @@ import { ABANDONED_REASON, type RecoveryOptions, recoverApprovals } from "./appr
 import { createApprovalWaiters, RUN_GONE_REASON } from "./approval-waiters";
 import type { ApprovalRecord, ApprovalStore, Clock, EngineEvent, EventPublisher, GrantStore } from "./ports";
 
-export const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
-export const DEFAULT_APPROVAL_POLL_MS = 200;
+const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
+const DEFAULT_APPROVAL_POLL_MS = 200;
+
 export { ABANDONED_REASON, RUN_GONE_REASON };
 
 export const APPROVAL_ANSWERS = ["once", "session", "deny"] as const;

@@ -6,8 +6,8 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type YAMLMap } from
 import { SKILL_FILE, type SkillDiagnostic, type SkillFrontmatter } from "./types";
 
 /** The Agent Skills naming rule: lowercase letters, digits and single hyphens, at most 64. */
-export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-export const MAX_SKILL_NAME = 64;
+const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const MAX_SKILL_NAME = 64;
 
 const KNOWN_KEYS = new Set(["name", "description", "license", "allowed-tools", "metadata", "compatibility"]);
 
@@ -16,7 +16,7 @@ export type FrontmatterResult =
   | { ok: false; diagnostics: SkillDiagnostic[] };
 
 /** Why a skill name is unusable, or undefined when it is fine. */
-export function skillNameProblem(name: string): string | undefined {
+function skillNameProblem(name: string): string | undefined {
   if (name.length === 0) return "is empty";
   if (name.length > MAX_SKILL_NAME) return `is ${name.length} characters long (at most ${MAX_SKILL_NAME})`;
   if (!SKILL_NAME_PATTERN.test(name))
@@ -25,7 +25,7 @@ export function skillNameProblem(name: string): string | undefined {
 }
 
 /** The description length the Agent Skills spec allows; listings cut a longer one to it. */
-export const MAX_DESCRIPTION = 1024;
+const MAX_DESCRIPTION = 1024;
 
 type Diag = (line: number | undefined, message: string, fix: string) => SkillDiagnostic;
 

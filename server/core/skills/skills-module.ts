@@ -15,10 +15,10 @@ import type { SkillScriptRunner } from "./run-script";
 import { pathProblem } from "./skill-files";
 import { scriptRunnerFor } from "./skill-script-runner";
 
-export const SKILLS_MODULE_VERSION = "builtin-skills-1";
+const SKILLS_MODULE_VERSION = "builtin-skills-1";
 /** Characters one `read` returns at most; longer files are read on with `offset`. */
 export const READ_CAP_CHARS = 32 * 1024;
-export const SCRIPTS_DIR = "scripts/";
+const SCRIPTS_DIR = "scripts/";
 
 export interface SkillsModuleOptions {
   store: SkillStore;

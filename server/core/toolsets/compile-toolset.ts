@@ -9,7 +9,7 @@ import type { CompiledToolset, ToolsetFiles } from "./types";
 import type { ToolsetInput, ToolsetValidation, ValidateOptions } from "./validate-toolset";
 import { formatDiagnostic, validateToolset, validateToolsetFiles } from "./validate-toolset";
 
-export const CONTENT_HASH_FORMAT = "toolstore-toolset/1";
+const CONTENT_HASH_FORMAT = "toolstore-toolset/1";
 
 function normalize(text: string): string {
   return text.replace(/\r\n?/g, "\n");

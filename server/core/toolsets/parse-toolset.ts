@@ -9,6 +9,7 @@
  *   export async function get_weather(location: string, unit: "c" | "f" = "c") { ... }
  */
 import ts from "typescript";
+import { RESERVED_PREFIX } from "./call-args";
 import { parseBinding } from "./parse-binding";
 import { createSchemaContext } from "./schema-context";
 import { type Collector, hasModifier, report, tagComment, tagsNamed } from "./toolset-jsdoc";
@@ -31,9 +32,9 @@ export function codeFileOf(language: ToolsetLanguage): string {
 }
 
 /** The tag that marks a function as a binding; its argument is the category. */
-export const TOOL_TAG = "tool";
+const TOOL_TAG = "tool";
 /** Tags allowed only in the comment at the top of the file. */
-export const HEADER_TAGS = ["hosts", "timeout", "env", "secret"] as const;
+const HEADER_TAGS = ["hosts", "timeout", "env", "secret"] as const;
 
 export const TIMEOUT_MIN_MS = 100;
 export const TIMEOUT_MAX_MS = 300_000;
@@ -169,8 +170,8 @@ function checkModuleSyntax(statement: ts.Statement, c: Collector): void {
     return;
   }
   for (const name of declaredNames(statement)) {
-    if (name.text.startsWith("__toolstore")) {
-      report(c, name, `the name \`${name.text}\` is reserved (prefix __toolstore)`, "rename it");
+    if (name.text.startsWith(RESERVED_PREFIX)) {
+      report(c, name, `the name \`${name.text}\` is reserved (prefix ${RESERVED_PREFIX})`, "rename it");
     }
   }
   const visit = (node: ts.Node): void => {
