@@ -28,12 +28,14 @@ export interface RecoveryOptions {
 }
 
 type IsRunAlive = (runId: string) => Promise<boolean>;
-
-async function expireOrphanedPending(
+/** One pass of recovery; returns how many rows it closed. */
+type RecoveryStep = (
   deps: ApprovalRecoveryDeps,
   isRunAlive: IsRunAlive,
   options: RecoveryOptions,
-): Promise<number> {
+) => Promise<number>;
+
+const expireOrphanedPending: RecoveryStep = async (deps, isRunAlive, options) => {
   let count = 0;
   for (const record of await deps.store.listPending()) {
     if (deps.isWaited(record.id)) continue;
@@ -48,14 +50,10 @@ async function expireOrphanedPending(
     }
   }
   return count;
-}
+};
 
 /** Allowed but never used: the waiter died between the decision and the consume. */
-async function abandonUnusedAllowed(
-  deps: ApprovalRecoveryDeps,
-  isRunAlive: IsRunAlive,
-  options: RecoveryOptions,
-): Promise<number> {
+const abandonUnusedAllowed: RecoveryStep = async (deps, isRunAlive, options) => {
   let count = 0;
   for (const record of await deps.store.listAllowedUnconsumed()) {
     if (deps.isWaited(record.id)) continue;
@@ -71,7 +69,7 @@ async function abandonUnusedAllowed(
     }
   }
   return count;
-}
+};
 
 /** Returns how many rows it closed. */
 export async function recoverApprovals(

@@ -37,6 +37,16 @@ const nameOnlySchema = {
   additionalProperties: false,
 } as const;
 
+/** The input of the exports that take one file of a skill, plus their own properties. */
+function fileSchema(pathDescription: string, extra: JsonObject): JsonObject {
+  return {
+    type: "object",
+    properties: { name: nameProp, path: { type: "string", description: pathDescription }, ...extra },
+    required: ["name", "path"],
+    additionalProperties: false,
+  };
+}
+
 type SkillExport = CapabilityModule["exports"][number];
 
 /** Finding a skill and its files, with errors that say what exists instead. */
@@ -142,16 +152,9 @@ function readExport(lookup: SkillLookup): SkillExport {
       name: "skills.read",
       description: `One file of a skill as text, at most ${READ_CAP_CHARS} characters from \`offset\`; \`next_offset\` says where to read on.`,
       category: "read",
-      inputSchema: {
-        type: "object",
-        properties: {
-          name: nameProp,
-          path: { type: "string", description: "Path inside the skill, e.g. references/guide.md" },
-          offset: { type: "integer", minimum: 0, default: 0, description: "Character to start at" },
-        },
-        required: ["name", "path"],
-        additionalProperties: false,
-      },
+      inputSchema: fileSchema("Path inside the skill, e.g. references/guide.md", {
+        offset: { type: "integer", minimum: 0, default: 0, description: "Character to start at" },
+      }),
       userMessage: (args) => `read ${String(args.name)}/${String(args.path)}`,
     },
     impl: async (_run, args) => {
@@ -190,18 +193,11 @@ function runExport(lookup: SkillLookup, options: SkillsModuleOptions): SkillExpo
           ? " A Python script (.py) runs `main(input)` in the locked-down Python runtime: no network, no capabilities, only its input."
           : ""),
       category: "execute",
-      inputSchema: {
-        type: "object",
-        properties: {
-          name: nameProp,
-          path: { type: "string", description: "Script path, e.g. scripts/convert.js" },
-          input: {
-            description: "JSON value handed to the script's default export (or to main() of a .py script)",
-          },
+      inputSchema: fileSchema("Script path, e.g. scripts/convert.js", {
+        input: {
+          description: "JSON value handed to the script's default export (or to main() of a .py script)",
         },
-        required: ["name", "path"],
-        additionalProperties: false,
-      },
+      }),
       userMessage: (args) => `run ${String(args.name)}/${String(args.path)}`,
     },
     impl: async (run, args) => {
