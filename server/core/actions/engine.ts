@@ -96,7 +96,7 @@ export interface Engine extends ActionRunner {
   close(): Promise<void>;
 }
 
-export const CANCELLED_REASON = "the action was cancelled before it was approved";
+const CANCELLED_REASON = "the action was cancelled before it was approved";
 
 export function createEngine(options: EngineOptions): Engine {
   const { ports } = options;

@@ -5,6 +5,7 @@
  * Parsing uses acorn, as the static check does; nothing is evaluated.
  */
 import { type Node, parse } from "acorn";
+import { type AnyNode, nameOf, walkNodes } from "./action-ast";
 import { MODULE_PREFIX } from "./static-check";
 
 export interface ManifestImport {
@@ -26,15 +27,6 @@ export interface ActionManifest {
   /** Set when the source does not parse; imports and call sites are then empty. */
   parseError: string | null;
 }
-
-interface AnyNode extends Node {
-  [key: string]: unknown;
-}
-
-const nameOf = (node: unknown): string => {
-  const n = node as { type?: string; name?: string; value?: unknown };
-  return n.type === "Identifier" ? String(n.name) : String(n.value);
-};
 
 export function readActionManifest(code: string): ActionManifest {
   let program: Node;
@@ -69,25 +61,12 @@ export function readActionManifest(code: string): ActionManifest {
   }
 
   const callSites: ManifestCallSite[] = [];
-  // Iterative walk: deeply nested code must not overflow the server's stack.
-  const stack: unknown[] = [program];
-  while (stack.length > 0) {
-    const node = stack.pop() as AnyNode | null;
-    if (!node || typeof node !== "object") continue;
+  walkNodes(program, (node) => {
     if (node.type === "CallExpression") {
       const capability = calleeCapability(node.callee as AnyNode, named, namespaces);
       if (capability) callSites.push({ capability, line: node.loc?.start.line ?? 0 });
     }
-    for (const key in node) {
-      if (key === "loc" || key === "start" || key === "end") continue;
-      const child = node[key];
-      if (Array.isArray(child)) {
-        for (const c of child) if (c && typeof c === "object") stack.push(c);
-      } else if (child && typeof child === "object" && typeof (child as AnyNode).type === "string") {
-        stack.push(child);
-      }
-    }
-  }
+  });
   callSites.sort((a, b) => a.line - b.line || a.capability.localeCompare(b.capability));
   return {
     imports: [...imports].map(([module, names]) => ({ module, names: [...names] })),

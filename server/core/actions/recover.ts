@@ -8,7 +8,7 @@ import type { ApprovalService } from "../gate/approvals";
 import type { Clock } from "../gate/ports";
 import type { RunStore } from "./ports";
 
-export const INTERRUPTED_MESSAGE =
+const INTERRUPTED_MESSAGE =
   "the server process running this action stopped before it finished; `calls` lists what the audit recorded (outcome `unknown`: the call was let through but never reported back, so its side effect may have happened)";
 
 export interface RecoveryDeps {

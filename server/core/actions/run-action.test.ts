@@ -45,6 +45,22 @@ function answerWith(script: (capability: string) => ApprovalAnswer | "wait", del
   return approver;
 }
 
+/** A run row left running by instance inst-0, which is gone (this engine is inst-1). */
+function createRunOfDeadInstance(id: string) {
+  return ports.runs.create({
+    id,
+    sessionId: "s",
+    surface: "mcp",
+    userId: "u",
+    apiKeyId: null,
+    title: "",
+    code: "",
+    mode: "default",
+    instanceId: "inst-0",
+    startedAt: Date.now(),
+  });
+}
+
 describe("actions.run", () => {
   it("a call refused by validation names the field: to the guest and in a live event", async () => {
     const events: EngineEvent[] = [];
@@ -284,18 +300,7 @@ export default async (input) => { const a = await save({ data_base64: input.png 
   });
 
   it("after a restart, approvals of runs that died with the old process are expired and never run", async () => {
-    await ports.runs.create({
-      id: "run_old",
-      sessionId: "s",
-      surface: "mcp",
-      userId: "u",
-      apiKeyId: null,
-      title: "",
-      code: "",
-      mode: "default",
-      instanceId: "inst-0",
-      startedAt: Date.now(),
-    });
+    await createRunOfDeadInstance("run_old");
     const record = await engine.approvals.request({
       runId: "run_old",
       session: testSession(),
@@ -316,18 +321,7 @@ export default async (input) => { const a = await save({ data_base64: input.png 
   });
 
   it("recovery closes a dead run's approvals before the run reads interrupted", async () => {
-    await ports.runs.create({
-      id: "run_dead",
-      sessionId: "s",
-      surface: "mcp",
-      userId: "u",
-      apiKeyId: null,
-      title: "",
-      code: "",
-      mode: "default",
-      instanceId: "inst-0",
-      startedAt: Date.now(),
-    });
+    await createRunOfDeadInstance("run_dead");
     const request = (hash: string) =>
       engine.approvals.request({
         runId: "run_dead",

@@ -7,6 +7,7 @@
  */
 import { type Node, parse } from "acorn";
 import { didYouMean } from "../capabilities/did-you-mean";
+import { type AnyNode, nameOf, walkNodes } from "./action-ast";
 
 export const MODULE_PREFIX = "toolstore/";
 export const DEFAULT_MAX_CODE_CHARS = 256 * 1024;
@@ -27,15 +28,6 @@ export type StaticCheckResult = StaticCheckOk | StaticCheckRefused;
 
 interface SourceNode extends Node {
   value?: unknown;
-}
-
-interface AnyNode extends Node {
-  [key: string]: unknown;
-}
-
-function nameOf(node: unknown): string {
-  const n = node as { type?: string; name?: string; value?: unknown };
-  return n.type === "Identifier" ? String(n.name) : String(n.value);
 }
 
 function where(code: string, pos: number): string {
@@ -149,26 +141,14 @@ export function checkActionSource(
     }
   }
 
-  // Dynamic import() anywhere. Iterative walk: deeply nested code must not overflow our stack.
-  const stack: unknown[] = [program];
-  while (stack.length > 0) {
-    const node = stack.pop() as AnyNode | null;
-    if (!node || typeof node !== "object") continue;
+  // Dynamic import() anywhere in the tree.
+  walkNodes(program, (node) => {
     if (node.type === "ImportExpression") {
       problems.push(
         `dynamic import() (${where(code, node.start)}) is not allowed; use a static import at the top`,
       );
     }
-    for (const key in node) {
-      if (key === "loc" || key === "start" || key === "end") continue;
-      const child = node[key];
-      if (Array.isArray(child)) {
-        for (const c of child) if (c && typeof c === "object") stack.push(c);
-      } else if (child && typeof child === "object" && typeof (child as AnyNode).type === "string") {
-        stack.push(child);
-      }
-    }
-  }
+  });
 
   if (!hasDefault) {
     problems.push("the action has no default export; write: export default async function (input) { ... }");

@@ -15,7 +15,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** Up to `max` candidates close to `input` (case-insensitive), best first. */
-export function closestMatches(input: string, candidates: readonly string[], max = 3): string[] {
+function closestMatches(input: string, candidates: readonly string[], max = 3): string[] {
   const needle = input.toLowerCase();
   const limit = Math.max(2, Math.floor(needle.length / 3));
   return candidates

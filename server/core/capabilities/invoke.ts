@@ -8,6 +8,7 @@ import { AppError, isAppError } from "../errors";
 import type { Gate } from "../gate/gate";
 import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
+import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
 import type { CallSite, CapabilityRun, Category, ImageRef, JsonObject, Session } from "./types";
 import { validateArgs } from "./validate";
@@ -69,7 +70,7 @@ export interface EngineRun extends CapabilityRun {
 }
 
 /** The guest-visible shape of a refusal (the action contract). */
-export function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
+function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
   if (decision === "blocked") {
     return new AppError("GATE_BLOCKED_PLAN", `blocked_in_plan_mode: ${capability}`, {
       details: { error: "blocked_in_plan_mode", capability },
@@ -80,105 +81,37 @@ export function gateError(capability: string, decision: "deny" | "blocked", reas
   });
 }
 
+/** The snapshot is taken synchronously, at the call: later mutation of the caller's object changes nothing. */
+function takeNow(make: () => ArgsSnapshot): () => ArgsSnapshot {
+  try {
+    const snapshot = make();
+    return () => snapshot;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
+}
+
 export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRun {
   const calls: CallRecord[] = [];
   const images: ImageRef[] = [];
   let attempted = 0;
   const persistedRunId = init.sandboxed ? init.runId : null;
-  /** Writes of decisions the call did not wait for, until written; `recorded()` waits for them. */
-  const unawaited = new Set<Promise<void>>();
-  /** The first of those writes that failed. */
-  let unrecorded: { error: unknown } | undefined;
-
-  function emit(event: EngineEvent): void {
-    try {
-      init.emit?.(event);
-    } catch {
-      // A surface's listener must not break the run.
-    }
-  }
-
-  /**
-   * Records a decision (audit row and live event). Only a call let through to an impl that may
-   * change the world waits for it to be durable (and for the run's row); any other decision is
-   * written with the run's next commit.
-   */
-  async function record(
-    cap: ResolvedCapability,
-    snapshot: ArgsSnapshot | null,
-    decision: GateVerdict,
-    reason: string,
-    ruleId: string | null,
-    approvalId: string | null,
-    ms: number,
-  ): Promise<void> {
-    const entry = {
-      runId: persistedRunId,
-      sessionId: init.session.id,
-      capability: cap.name,
-      category: cap.spec.category,
-      decision,
-      reason,
-      ruleId,
-      approvalId,
-      argsHash: snapshot?.hash ?? "",
-      ms,
-      at: deps.clock.now(),
-    };
-    const event: EngineEvent = { type: "gate.decision", ...entry };
-    emit(event);
-    // A direct call (console, CLI) returns only once its decision is stored.
-    const durable = !init.sandboxed || (decision === "allow" && cap.spec.category !== "read");
-    const written = Promise.all([
-      deps.decisions.record(entry, { durable }),
-      deps.events.publish(event, { lazy: true }),
-    ]).then(() => undefined);
-    if (durable) {
-      await Promise.all([written, init.persisted?.()]);
-      return;
-    }
-    unawaited.add(written);
-    written.then(
-      () => unawaited.delete(written),
-      (error) => {
-        unawaited.delete(written);
-        unrecorded ??= { error };
-      },
-    );
-  }
-
-  /** A call refused before the gate is live information too: the timeline shows it with its reason. */
-  function refused(capability: string, category: Category | null, error: unknown): void {
-    const details = isAppError(error) ? (error.details as { fields?: unknown } | undefined) : undefined;
-    const fields = Array.isArray(details?.fields)
-      ? (details.fields as { field: string; reason: string }[])
-      : [];
-    const event: EngineEvent = {
-      type: "call.refused",
-      runId: persistedRunId,
-      sessionId: init.session.id,
-      capability,
-      category,
-      reason: error instanceof Error ? error.message : String(error),
-      fields,
-      at: deps.clock.now(),
-    };
-    emit(event);
-    void deps.events.publish(event, { lazy: true }).catch(() => undefined);
-  }
-
+  const audit = createRunAudit(deps, {
+    runId: persistedRunId,
+    session: init.session,
+    sandboxed: init.sandboxed,
+    ...(init.emit ? { emit: init.emit } : {}),
+    ...(init.persisted ? { persisted: init.persisted } : {}),
+  });
   const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
 
-  /** The snapshot is taken synchronously, at the call: later mutation of the caller's object changes nothing. */
-  function takeNow(make: () => ArgsSnapshot): () => ArgsSnapshot {
-    try {
-      const snapshot = make();
-      return () => snapshot;
-    } catch (error) {
-      return () => {
-        throw error;
-      };
-    }
+  /** Notes a call refused before the gate (unknown name, bad arguments) and hands back its error. */
+  function invalid(name: string, category: Category | null, error: unknown, ms: number): unknown {
+    calls.push({ capability: name, category, decision: "invalid", reason: (error as Error).message, ms });
+    audit.refused(name, category, error);
+    return error;
   }
 
   async function invokeWith(
@@ -194,22 +127,19 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     try {
       cap = await deps.registry.resolveMounted(init.session, name);
     } catch (error) {
-      calls.push({
-        capability: name,
-        category: null,
-        decision: "invalid",
-        reason: (error as Error).message,
-        ms: elapsed(),
-      });
-      refused(name, null, error);
-      throw error;
+      throw invalid(name, null, error, elapsed());
     }
     const category = cap.spec.category;
     attempted += 1;
     if (init.maxCalls !== undefined && attempted > init.maxCalls) {
       const reason = `call budget of ${init.maxCalls} capability calls per run exceeded`;
       calls.push({ capability: name, category, decision: "deny", reason, ms: elapsed() });
-      await record(cap, null, "deny", reason, null, null, elapsed());
+      await audit.decision(
+        cap,
+        null,
+        { decision: "deny", reason, ruleId: null, approvalId: null },
+        elapsed(),
+      );
       throw new AppError("LIMIT_EXCEEDED", reason, {
         details: { error: "limit_exceeded", capability: name, reason },
       });
@@ -218,15 +148,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       snapshot = takeSnapshot();
       validateArgs(cap.spec, snapshot.value);
     } catch (error) {
-      calls.push({
-        capability: name,
-        category,
-        decision: "invalid",
-        reason: (error as Error).message,
-        ms: elapsed(),
-      });
-      refused(name, category, error);
-      throw error;
+      throw invalid(name, category, error, elapsed());
     }
 
     const outcome = await deps.gate.check(
@@ -236,7 +158,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
         signal: init.signal,
         ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
         ...(init.persisted ? { persisted: init.persisted } : {}),
-        emit,
+        emit: audit.emit,
       },
       {
         name: cap.name,
@@ -247,15 +169,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       snapshot,
     );
     const decidedMs = elapsed();
-    await record(
-      cap,
-      snapshot,
-      outcome.decision,
-      outcome.reason,
-      outcome.ruleId,
-      outcome.approvalId,
-      decidedMs,
-    );
+    await audit.decision(cap, snapshot, outcome, decidedMs);
     const line: CallRecord = {
       capability: name,
       category,
@@ -273,18 +187,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       return result;
     } finally {
       line.ms = elapsed();
-      const event: EngineEvent = {
-        type: "call.finished",
-        runId: persistedRunId,
-        sessionId: init.session.id,
-        capability: name,
-        ok,
-        ms: line.ms,
-        at: deps.clock.now(),
-      };
-      emit(event);
-      // Live information only (the decision row is the audit): the caller does not wait for it.
-      void deps.events.publish(event, { lazy: true }).catch(() => undefined);
+      audit.finished(name, ok, line.ms);
     }
   }
 
@@ -310,10 +213,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
     },
     ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
-    async recorded() {
-      while (unawaited.size > 0) await Promise.allSettled([...unawaited]);
-      if (unrecorded) throw unrecorded.error;
-    },
+    recorded: audit.recorded,
   };
   return run;
 }

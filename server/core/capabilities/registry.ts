@@ -110,7 +110,7 @@ export function validateCapabilityModule(module: CapabilityModule): void {
   }
 }
 
-export function isMounted(session: Session, module: string): boolean {
+function isMounted(session: Session, module: string): boolean {
   return session.mountedModules.includes("*") || session.mountedModules.includes(module);
 }
 

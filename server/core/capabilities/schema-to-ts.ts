@@ -39,7 +39,7 @@ export function isIdentifier(name: string): boolean {
 }
 
 /** A property key as TypeScript writes it: bare when it is an identifier, else quoted. */
-export function propertyKey(key: string): string {
+function propertyKey(key: string): string {
   return IDENTIFIER.test(key) ? key : JSON.stringify(key);
 }
 

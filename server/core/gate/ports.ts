@@ -142,23 +142,26 @@ export interface DecisionSink {
 }
 
 /** What the approval card shows; rendered from the snapshot, never from agent prose. */
-export interface ApprovalSummary {
-  id: string;
-  runId: string | null;
-  sessionId: string;
-  capability: string;
-  category: Category;
-  versionHash: string;
+export interface ApprovalSummary
+  extends Pick<
+    ApprovalRecord,
+    | "id"
+    | "runId"
+    | "sessionId"
+    | "capability"
+    | "category"
+    | "versionHash"
+    | "argsHash"
+    | "requestedBy"
+    | "apiKeyId"
+    | "expiresAt"
+    | "createdAt"
+  > {
   args: JsonValue;
-  argsHash: string;
-  requestedBy: string;
-  apiKeyId: string | null;
   /** The capability's `userMessage(args)`, when it has one. */
   userMessage: string | null;
   /** False when an ask rule forces a prompt every time ("allow for session" would not apply). */
   sessionGrantable: boolean;
-  expiresAt: number;
-  createdAt: number;
 }
 
 export type EngineEvent =

@@ -1,7 +1,7 @@
 /** Skills: SKILL.md folders read progressively by agents. Framework-free. */
 export { formatSkillDiagnostic, loadSkillFromFiles } from "./load-skill";
-export { createMemorySkillStore, skillRecord } from "./memory-store";
-export { parseSkillMarkdown, SKILL_NAME_PATTERN, skillNameProblem } from "./parse-skill";
+export { createMemorySkillStore } from "./memory-store";
+export { parseSkillMarkdown } from "./parse-skill";
 export type { SkillRecord, SkillStore, SkillSummary } from "./ports";
 export { listSkillFolders, readSkillFolder, type SkillFolderRead } from "./read-skill-folder";
 export { createPythonScriptRunner, type PythonScriptRunnerDeps } from "./run-python-script";
@@ -21,7 +21,7 @@ export {
   sha256Hex,
   skillContentHash,
 } from "./skill-files";
-export { createSkillsModule, READ_CAP_CHARS, SKILLS_MODULE_VERSION } from "./skills-module";
+export { createSkillsModule, READ_CAP_CHARS } from "./skills-module";
 export {
   DEFAULT_SKILL_LIMITS,
   type ParsedSkill,

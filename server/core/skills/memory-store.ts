@@ -2,7 +2,7 @@
 import type { SkillRecord, SkillStore } from "./ports";
 import type { ParsedSkill } from "./types";
 
-export function skillRecord(skill: ParsedSkill, version = 1): SkillRecord {
+function skillRecord(skill: ParsedSkill, version = 1): SkillRecord {
   return {
     name: skill.name,
     description: skill.description,

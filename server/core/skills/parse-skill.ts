@@ -2,13 +2,12 @@
  * Parses SKILL.md: YAML frontmatter between `---` lines (read with the `yaml` library, so every
  * problem has a line) and the markdown body. Each problem comes with a fix. Nothing is run.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type YAMLMap } from "yaml";
 import { SKILL_FILE, type SkillDiagnostic, type SkillFrontmatter } from "./types";
 
 /** The Agent Skills naming rule: lowercase letters, digits and single hyphens, at most 64. */
-export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-export const MAX_SKILL_NAME = 64;
-export const MAX_DESCRIPTION = 1024;
+const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const MAX_SKILL_NAME = 64;
 
 const KNOWN_KEYS = new Set(["name", "description", "license", "allowed-tools", "metadata", "compatibility"]);
 
@@ -17,7 +16,7 @@ export type FrontmatterResult =
   | { ok: false; diagnostics: SkillDiagnostic[] };
 
 /** Why a skill name is unusable, or undefined when it is fine. */
-export function skillNameProblem(name: string): string | undefined {
+function skillNameProblem(name: string): string | undefined {
   if (name.length === 0) return "is empty";
   if (name.length > MAX_SKILL_NAME) return `is ${name.length} characters long (at most ${MAX_SKILL_NAME})`;
   if (!SKILL_NAME_PATTERN.test(name))
@@ -25,43 +24,53 @@ export function skillNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/**
- * @param text the content of SKILL.md
- * @param folderName the skill's folder name; the frontmatter `name` must equal it
- */
-export function parseSkillMarkdown(text: string, folderName?: string): FrontmatterResult {
-  const diag = (line: number | undefined, message: string, fix: string): SkillDiagnostic => ({
-    file: SKILL_FILE,
-    ...(line === undefined ? {} : { line }),
-    message,
-    fix,
-  });
+/** The description length the Agent Skills spec allows; listings cut a longer one to it. */
+const MAX_DESCRIPTION = 1024;
+
+type Diag = (line: number | undefined, message: string, fix: string) => SkillDiagnostic;
+
+const diag: Diag = (line, message, fix) => ({
+  file: SKILL_FILE,
+  ...(line === undefined ? {} : { line }),
+  message,
+  fix,
+});
+
+/** The frontmatter split from the body and read as YAML, with the file line of each key. */
+interface Frontmatter {
+  raw: Record<string, unknown>;
+  contents: YAMLMap;
+  body: string;
+  /** File line of the closing `---`. */
+  closeLine: number;
+  keyLine(key: string): number | undefined;
+}
+
+function refused(...diagnostics: SkillDiagnostic[]): { ok: false; diagnostics: SkillDiagnostic[] } {
+  return { ok: false, diagnostics };
+}
+
+function readFrontmatter(text: string): Frontmatter | { ok: false; diagnostics: SkillDiagnostic[] } {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const lines = source.split(/\r?\n/);
   if (lines[0]?.trim() !== "---") {
-    return {
-      ok: false,
-      diagnostics: [
-        diag(
-          1,
-          "SKILL.md does not start with YAML frontmatter",
-          "begin the file with a line `---`, then `name: <skill-name>` and `description: <what it does and when to use it>`, then a closing `---`",
-        ),
-      ],
-    };
+    return refused(
+      diag(
+        1,
+        "SKILL.md does not start with YAML frontmatter",
+        "begin the file with a line `---`, then `name: <skill-name>` and `description: <what it does and when to use it>`, then a closing `---`",
+      ),
+    );
   }
   const close = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
   if (close < 0) {
-    return {
-      ok: false,
-      diagnostics: [
-        diag(
-          1,
-          "the frontmatter opened on line 1 is never closed",
-          "add a line `---` after the last frontmatter field",
-        ),
-      ],
-    };
+    return refused(
+      diag(
+        1,
+        "the frontmatter opened on line 1 is never closed",
+        "add a line `---` after the last frontmatter field",
+      ),
+    );
   }
   const yamlText = lines.slice(1, close).join("\n");
   const body = lines
@@ -74,9 +83,8 @@ export function parseSkillMarkdown(text: string, folderName?: string): Frontmatt
   const lineAt = (offset: number | undefined) =>
     offset === undefined ? undefined : counter.linePos(offset).line + 1;
   if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      diagnostics: doc.errors.map((e) =>
+    return refused(
+      ...doc.errors.map((e) =>
         diag(
           lineAt(e.pos[0]),
           `invalid YAML in the frontmatter: ${e.message.split("\n")[0]}`,
@@ -85,154 +93,185 @@ export function parseSkillMarkdown(text: string, folderName?: string): Frontmatt
             : 'quote values that hold `:` or `#` (description: "…"), and indent nested keys with spaces',
         ),
       ),
-    };
+    );
   }
   const contents = doc.contents;
   if (!isMap(contents)) {
-    return {
-      ok: false,
-      diagnostics: [
-        diag(
-          2,
-          "the frontmatter is not a set of `key: value` fields",
-          "write `name: …` and `description: …` lines",
-        ),
-      ],
-    };
+    return refused(
+      diag(
+        2,
+        "the frontmatter is not a set of `key: value` fields",
+        "write `name: …` and `description: …` lines",
+      ),
+    );
   }
-  const keyLine = (key: string): number | undefined => {
-    const pair = contents.items.find((p) => isScalar(p.key) && p.key.value === key);
-    return lineAt(isScalar(pair?.key) ? pair.key.range?.[0] : undefined);
+  return {
+    raw: doc.toJS() as Record<string, unknown>,
+    contents,
+    body,
+    closeLine: close + 1,
+    keyLine(key) {
+      const pair = contents.items.find((p) => isScalar(p.key) && p.key.value === key);
+      return lineAt(isScalar(pair?.key) ? pair.key.range?.[0] : undefined);
+    },
   };
-  const raw = doc.toJS() as Record<string, unknown>;
-  const diagnostics: SkillDiagnostic[] = [];
-  const warnings: SkillDiagnostic[] = [];
-  const closeLine = close + 1;
+}
 
-  const name = raw.name;
-  if (name === undefined || name === null || name === "") {
-    diagnostics.push(
-      diag(
-        closeLine,
-        "the frontmatter has no `name`",
-        `add \`name: ${folderName ?? "my-skill"}\` (the folder's name)`,
-      ),
-    );
-  } else if (typeof name !== "string") {
-    diagnostics.push(
-      diag(keyLine("name"), "`name` is not text", "write the name as plain text, e.g. `name: my-skill`"),
-    );
-  } else {
-    const problem = skillNameProblem(name);
-    if (problem) {
-      diagnostics.push(
-        diag(
-          keyLine("name"),
-          `the name "${name}" ${problem}`,
-          "use a name like `pdf-forms`: lowercase, digits, hyphens",
-        ),
-      );
-    } else if (folderName !== undefined && name !== folderName) {
-      diagnostics.push(
-        diag(
-          keyLine("name"),
-          `the name "${name}" differs from the folder's name "${folderName}"`,
-          `rename the folder to ${name}, or set \`name: ${folderName}\``,
-        ),
-      );
-    }
-  }
+const isBlank = (value: unknown) => value === undefined || value === null || value === "";
 
-  const description = raw.description;
-  if (description === undefined || description === null || description === "") {
-    diagnostics.push(
-      diag(
-        closeLine,
-        "the frontmatter has no `description`",
-        "add `description: <what the skill does and when an agent should use it>`",
-      ),
-    );
-  } else if (typeof description !== "string") {
-    diagnostics.push(diag(keyLine("description"), "`description` is not text", 'quote it: description: "…"'));
-  } else if (description.length > MAX_DESCRIPTION) {
-    diagnostics.push(
-      diag(
-        keyLine("description"),
-        `the description is ${description.length} characters long (at most ${MAX_DESCRIPTION})`,
-        "shorten it and move the detail into the SKILL.md body",
-      ),
+/** `name` and `description` must be there and be text. */
+function requiredTextProblem(
+  fm: Frontmatter,
+  key: "name" | "description",
+  fixes: { missing: string; notText: string },
+): SkillDiagnostic | undefined {
+  const value = fm.raw[key];
+  if (isBlank(value)) return diag(fm.closeLine, `the frontmatter has no \`${key}\``, fixes.missing);
+  if (typeof value !== "string") return diag(fm.keyLine(key), `\`${key}\` is not text`, fixes.notText);
+  return undefined;
+}
+
+function nameProblem(fm: Frontmatter, folderName: string | undefined): SkillDiagnostic | undefined {
+  const missing = requiredTextProblem(fm, "name", {
+    missing: `add \`name: ${folderName ?? "my-skill"}\` (the folder's name)`,
+    notText: "write the name as plain text, e.g. `name: my-skill`",
+  });
+  if (missing) return missing;
+  const name = fm.raw.name as string;
+  const problem = skillNameProblem(name);
+  if (problem) {
+    return diag(
+      fm.keyLine("name"),
+      `the name "${name}" ${problem}`,
+      "use a name like `pdf-forms`: lowercase, digits, hyphens",
     );
   }
-
-  const license = raw.license;
-  if (license !== undefined && license !== null && typeof license !== "string") {
-    diagnostics.push(diag(keyLine("license"), "`license` is not text", "write e.g. `license: Apache-2.0`"));
+  if (folderName !== undefined && name !== folderName) {
+    return diag(
+      fm.keyLine("name"),
+      `the name "${name}" differs from the folder's name "${folderName}"`,
+      `rename the folder to ${name}, or set \`name: ${folderName}\``,
+    );
   }
+  return undefined;
+}
 
-  let allowedTools: string[] = [];
-  const tools = raw["allowed-tools"];
-  if (typeof tools === "string") {
-    allowedTools = tools.split(/[\s,]+/).filter(Boolean);
-  } else if (Array.isArray(tools) && tools.every((t) => typeof t === "string")) {
-    allowedTools = tools as string[];
-  } else if (tools !== undefined && tools !== null) {
+/**
+ * A description over the spec's length is only a warning: hosts (Claude among them) load such
+ * skills, and Anthropic's own skills have some. Listings cut it; `load` gives it whole.
+ */
+function descriptionLengthWarning(fm: Frontmatter): SkillDiagnostic | undefined {
+  const description = fm.raw.description;
+  if (typeof description !== "string" || description.length <= MAX_DESCRIPTION) return undefined;
+  return diag(
+    fm.keyLine("description"),
+    `the description is ${description.length} characters long, over the ${MAX_DESCRIPTION} the Agent Skills spec allows; listings show its first ${MAX_DESCRIPTION}`,
+    "shorten it and move the detail into the SKILL.md body",
+  );
+}
+
+function readAllowedTools(fm: Frontmatter, diagnostics: SkillDiagnostic[]): string[] {
+  const tools = fm.raw["allowed-tools"];
+  if (typeof tools === "string") return tools.split(/[\s,]+/).filter(Boolean);
+  if (Array.isArray(tools) && tools.every((t) => typeof t === "string")) return tools as string[];
+  if (tools !== undefined && tools !== null) {
     diagnostics.push(
       diag(
-        keyLine("allowed-tools"),
+        fm.keyLine("allowed-tools"),
         "`allowed-tools` is neither text nor a list of names",
         "write `allowed-tools: Read Grep` or a YAML list of tool names",
       ),
     );
   }
+  return [];
+}
 
+function readMetadata(fm: Frontmatter, diagnostics: SkillDiagnostic[]): Record<string, string> {
   const metadata: Record<string, string> = {};
-  const meta = raw.metadata;
-  const metaNode = contents.get("metadata", true);
-  if (meta !== undefined && meta !== null) {
-    if (typeof meta !== "object" || Array.isArray(meta) || isSeq(metaNode)) {
-      diagnostics.push(
-        diag(
-          keyLine("metadata"),
-          "`metadata` is not a map",
-          "write nested `key: value` lines under `metadata:`",
-        ),
-      );
-    } else {
-      for (const [k, v] of Object.entries(meta as Record<string, unknown>)) {
-        metadata[k] = typeof v === "string" ? v : JSON.stringify(v);
-      }
-    }
+  const meta = fm.raw.metadata;
+  if (meta === undefined || meta === null) return metadata;
+  if (typeof meta !== "object" || Array.isArray(meta) || isSeq(fm.contents.get("metadata", true))) {
+    diagnostics.push(
+      diag(
+        fm.keyLine("metadata"),
+        "`metadata` is not a map",
+        "write nested `key: value` lines under `metadata:`",
+      ),
+    );
+    return metadata;
   }
+  for (const [k, v] of Object.entries(meta as Record<string, unknown>)) {
+    metadata[k] = typeof v === "string" ? v : JSON.stringify(v);
+  }
+  return metadata;
+}
 
-  for (const key of Object.keys(raw)) {
+function warningsOf(fm: Frontmatter): SkillDiagnostic[] {
+  const warnings: SkillDiagnostic[] = [];
+  const long = descriptionLengthWarning(fm);
+  if (long) warnings.push(long);
+  for (const key of Object.keys(fm.raw)) {
     if (!KNOWN_KEYS.has(key)) {
       warnings.push(
         diag(
-          keyLine(key),
+          fm.keyLine(key),
           `unknown frontmatter field \`${key}\` (kept, not used)`,
           "move it under `metadata:`",
         ),
       );
     }
   }
-  if (body.trim() === "") {
+  if (fm.body.trim() === "") {
     warnings.push(
-      diag(closeLine + 1, "SKILL.md has no body", "write the instructions an agent should follow"),
+      diag(fm.closeLine + 1, "SKILL.md has no body", "write the instructions an agent should follow"),
     );
   }
+  return warnings;
+}
+
+/**
+ * @param text the content of SKILL.md
+ * @param folderName the skill's folder name; the frontmatter `name` must equal it
+ */
+export function parseSkillMarkdown(text: string, folderName?: string): FrontmatterResult {
+  const fm = readFrontmatter(text);
+  if ("ok" in fm) return fm;
+  const { raw } = fm;
+  const diagnostics: SkillDiagnostic[] = [];
+  const name = nameProblem(fm, folderName);
+  if (name) diagnostics.push(name);
+  const description = requiredTextProblem(fm, "description", {
+    missing: "add `description: <what the skill does and when an agent should use it>`",
+    notText: 'quote it: description: "…"',
+  });
+  if (description) diagnostics.push(description);
+  const license = raw.license;
+  if (license !== undefined && license !== null && typeof license !== "string") {
+    diagnostics.push(
+      diag(fm.keyLine("license"), "`license` is not text", "write e.g. `license: Apache-2.0`"),
+    );
+  }
+  const allowedTools = readAllowedTools(fm, diagnostics);
+  const metadata = readMetadata(fm, diagnostics);
 
   if (diagnostics.length > 0) return { ok: false, diagnostics };
   return {
     ok: true,
-    body,
-    warnings,
+    body: fm.body,
+    warnings: warningsOf(fm),
     frontmatter: {
-      name: name as string,
-      description: description as string,
+      name: raw.name as string,
+      description: raw.description as string,
       ...(typeof license === "string" ? { license } : {}),
       allowedTools,
       metadata,
       raw: JSON.parse(JSON.stringify(raw)) as Record<string, unknown>,
     },
   };
+}
+
+/** A description as a listing shows it: cut to the spec's length, with an ellipsis when cut. */
+export function listedDescription(description: string): string {
+  if (description.length <= MAX_DESCRIPTION) return description;
+  return `${description.slice(0, MAX_DESCRIPTION - 1).trimEnd()}…`;
 }

@@ -3,6 +3,7 @@
  * `toolstore/skills`. A skill has no functions: it is read through `toolstore/skills`.
  */
 import type { CatalogSource } from "../capabilities/ports";
+import { listedDescription } from "./parse-skill";
 import type { SkillStore } from "./ports";
 
 export function createSkillCatalogSource(store: SkillStore): CatalogSource {
@@ -18,7 +19,7 @@ export function createSkillCatalogSource(store: SkillStore): CatalogSource {
           ? [
               {
                 name: r.name,
-                description: r.description,
+                description: listedDescription(r.description),
                 source: "skill" as const,
                 functions: [],
                 doc: `${r.body}\n\n(Read it with toolstore/skills: load({ name: "${r.name}" }), files, read.)`,

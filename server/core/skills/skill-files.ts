@@ -107,7 +107,7 @@ const MIME_BY_EXT: Record<string, string> = {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** True when the bytes are UTF-8 text with no NUL byte. */
-export function isText(bytes: Uint8Array): boolean {
+function isText(bytes: Uint8Array): boolean {
   if (bytes.includes(0)) return false;
   try {
     decoder.decode(bytes);

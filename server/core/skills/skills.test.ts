@@ -478,3 +478,43 @@ describe("toolstore/skills through the gate", () => {
     expect(withoutSkills.tools.map((t) => t.name)).toEqual(["store"]);
   });
 });
+
+describe("a description over the spec's 1,024 characters", () => {
+  // Anthropic's own `claude-api` skill has a 1,068-character description, and Claude loads it.
+  const description =
+    `Build apps with the Claude API. ${"Use it when the code calls the API. ".repeat(30)}`.slice(0, 1068);
+  const skillMd = md(`name: claude-api\ndescription: "${description}"`);
+
+  it("is loaded with a warning on its line, not refused", () => {
+    expect(description).toHaveLength(1068);
+    const parsed = parseSkillMarkdown(skillMd, "claude-api");
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.diagnostics));
+    expect(parsed.frontmatter.description).toBe(description);
+    expect(parsed.warnings).toEqual([
+      expect.objectContaining({
+        line: 3,
+        message: expect.stringMatching(/1068 characters long, over the 1024/),
+      }),
+    ]);
+    const loaded = loadSkillFromFiles("claude-api", [file("SKILL.md", skillMd)]);
+    expect(loaded.ok && loaded.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/1068/)]);
+  });
+
+  it("listings cut it to 1,024 characters; load gives it whole", async () => {
+    const store = createMemorySkillStore([mustLoad("claude-api", [file("SKILL.md", skillMd)])]);
+    const module = createSkillsModule({ store });
+    const impl = (name: string) => {
+      const found = module.exports.find((e) => e.spec.name === name);
+      if (!found) throw new Error(name);
+      return (args: Record<string, string>) => found.impl({} as never, args);
+    };
+    const listed = (await impl("skills.list")({})) as { skills: { description: string }[] };
+    const cut = listed.skills[0]?.description ?? "";
+    expect(cut.length).toBeLessThanOrEqual(1024);
+    expect(cut.endsWith("…")).toBe(true);
+    expect(description.startsWith(cut.slice(0, -1))).toBe(true);
+    expect(await impl("skills.load")({ name: "claude-api" })).toMatchObject({ description });
+    const [entry] = await createSkillCatalogSource(store).list(sessionInMode("plan"));
+    expect(entry?.description).toBe(cut);
+  });
+});

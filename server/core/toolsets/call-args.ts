@@ -16,7 +16,7 @@ export function toPositionalArgs(
   return positional;
 }
 
-export const STORE_FUNCTION_KEY = "function";
+const STORE_FUNCTION_KEY = "function";
 
 /**
  * Splits store-call arguments into the binding name and its own arguments. `function` may be left
@@ -52,7 +52,8 @@ export function resolveStoreCall(
 }
 
 /** Export name of the generated entry that `bindingInvocation` appends; `__toolstore` is reserved. */
-export const BINDING_ENTRY_EXPORT = "__toolstore_entry";
+const BINDING_ENTRY_EXPORT = "__toolstore_entry";
+/** Names a toolset may not declare: the generated entry and the runtime use them. */
 export const RESERVED_PREFIX = "__toolstore";
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;

@@ -6,16 +6,10 @@ import { createHash } from "node:crypto";
 import ts from "typescript";
 import { AppError } from "../errors";
 import type { CompiledToolset, ToolsetFiles } from "./types";
-import {
-  formatDiagnostic,
-  type ToolsetInput,
-  type ToolsetValidation,
-  type ValidateOptions,
-  validateToolset,
-  validateToolsetFiles,
-} from "./validate-toolset";
+import type { ToolsetInput, ToolsetValidation, ValidateOptions } from "./validate-toolset";
+import { formatDiagnostic, validateToolset, validateToolsetFiles } from "./validate-toolset";
 
-export const CONTENT_HASH_FORMAT = "toolstore-toolset/1";
+const CONTENT_HASH_FORMAT = "toolstore-toolset/1";
 
 function normalize(text: string): string {
   return text.replace(/\r\n?/g, "\n");

@@ -5,16 +5,12 @@
  */
 
 export {
-  BINDING_ENTRY_EXPORT,
   bindingInvocation,
-  RESERVED_PREFIX,
   resolveStoreCall,
-  STORE_FUNCTION_KEY,
   toPositionalArgs,
 } from "./call-args";
 export { checkToolsetSyntax, checkToolsetTypes } from "./check-types";
 export {
-  CONTENT_HASH_FORMAT,
   compileToolset,
   compileToolsetFiles,
   computeContentHash,
@@ -45,7 +41,6 @@ export {
 export {
   codeFileOf,
   DOC_FILE,
-  HEADER_TAGS,
   isValidEnvName,
   isValidHostPattern,
   PYTHON_SOURCE_FILE,
@@ -53,7 +48,6 @@ export {
   SOURCE_FILE,
   TIMEOUT_MAX_MS,
   TIMEOUT_MIN_MS,
-  TOOL_TAG,
 } from "./parse-toolset";
 export {
   isToolsetFolder,

@@ -9,22 +9,14 @@
  *   export async function get_weather(location: string, unit: "c" | "f" = "c") { ... }
  */
 import ts from "typescript";
-import { formatSignature } from "../capabilities/schema-to-ts";
-import { CATEGORIES, type Category } from "../capabilities/types";
-import {
-  createSchemaContext,
-  lineOf,
-  literalValue,
-  mapType,
-  type SchemaContext,
-  schemaFromDefault,
-} from "./type-to-schema";
+import { RESERVED_PREFIX } from "./call-args";
+import { parseBinding } from "./parse-binding";
+import { createSchemaContext } from "./schema-context";
+import { type Collector, hasModifier, report, tagComment, tagsNamed } from "./toolset-jsdoc";
 import type {
-  JsonSchema,
   ParsedToolset,
   ToolsetBinding,
   ToolsetDeclarations,
-  ToolsetDiagnostic,
   ToolsetEnvDeclaration,
   ToolsetLanguage,
 } from "./types";
@@ -40,9 +32,9 @@ export function codeFileOf(language: ToolsetLanguage): string {
 }
 
 /** The tag that marks a function as a binding; its argument is the category. */
-export const TOOL_TAG = "tool";
+const TOOL_TAG = "tool";
 /** Tags allowed only in the comment at the top of the file. */
-export const HEADER_TAGS = ["hosts", "timeout", "env", "secret"] as const;
+const HEADER_TAGS = ["hosts", "timeout", "env", "secret"] as const;
 
 export const TIMEOUT_MIN_MS = 100;
 export const TIMEOUT_MAX_MS = 300_000;
@@ -59,52 +51,23 @@ export function isValidEnvName(name: string): boolean {
   return ENV_NAME.test(name);
 }
 
-export function createToolsetSourceFile(source: string): ts.SourceFile {
+function createToolsetSourceFile(source: string): ts.SourceFile {
   return ts.createSourceFile(SOURCE_FILE, source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
 }
 
 /** Every JSDoc block written directly before a node (the last one is the node's own). */
-export function jsDocBlocks(node: ts.Node): ts.JSDoc[] {
+function jsDocBlocks(node: ts.Node): ts.JSDoc[] {
   // `jsDoc` is set by the parser on declarations; the public getter drops all but the last block.
   return (node as { jsDoc?: ts.JSDoc[] }).jsDoc ?? [];
-}
-
-function tagComment(tag: ts.JSDocTag): string {
-  return (ts.getTextOfJSDocComment(tag.comment) ?? "").trim();
-}
-
-function tagsNamed(block: ts.JSDoc, name: string): ts.JSDocTag[] {
-  return (block.tags ?? []).filter((t) => t.tagName.text === name);
 }
 
 function isHeaderBlock(block: ts.JSDoc): boolean {
   return (block.tags ?? []).some((t) => (HEADER_TAGS as readonly string[]).includes(t.tagName.text));
 }
 
-interface Collector {
-  sourceFile: ts.SourceFile;
-  diagnostics: ToolsetDiagnostic[];
-}
-
-function report(
-  c: Collector,
-  node: ts.Node,
-  message: string,
-  hint?: string,
-  severity: "error" | "warning" = "error",
-) {
-  c.diagnostics.push({
-    severity,
-    file: SOURCE_FILE,
-    ...lineOf(c.sourceFile, node),
-    message,
-    ...(hint === undefined ? {} : { hint }),
-  });
-}
-
 export function parseToolsetSource(source: string): ParsedToolset {
   const sourceFile = createToolsetSourceFile(source);
-  const c: Collector = { sourceFile, diagnostics: [] };
+  const c: Collector = { sourceFile, file: SOURCE_FILE, diagnostics: [] };
   const ctx = createSchemaContext(sourceFile, SOURCE_FILE);
   const first = sourceFile.statements[0];
   const headerBlock = first ? jsDocBlocks(first).find(isHeaderBlock) : undefined;
@@ -178,10 +141,6 @@ export function parseToolsetSource(source: string): ParsedToolset {
   return { bindings, declarations, diagnostics: c.diagnostics };
 }
 
-function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
-  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === kind);
-}
-
 function checkModuleSyntax(statement: ts.Statement, c: Collector): void {
   if (ts.isImportDeclaration(statement) || ts.isImportEqualsDeclaration(statement)) {
     report(
@@ -211,8 +170,8 @@ function checkModuleSyntax(statement: ts.Statement, c: Collector): void {
     return;
   }
   for (const name of declaredNames(statement)) {
-    if (name.text.startsWith("__toolstore")) {
-      report(c, name, `the name \`${name.text}\` is reserved (prefix __toolstore)`, "rename it");
+    if (name.text.startsWith(RESERVED_PREFIX)) {
+      report(c, name, `the name \`${name.text}\` is reserved (prefix ${RESERVED_PREFIX})`, "rename it");
     }
   }
   const visit = (node: ts.Node): void => {
@@ -322,179 +281,4 @@ function hostOf(value: string): string {
   } catch {
     return value.replace(/^https?:\/\//, "").split("/")[0] ?? value;
   }
-}
-
-function parseBinding(
-  fn: ts.FunctionDeclaration,
-  block: ts.JSDoc,
-  toolTag: ts.JSDocTag,
-  names: Map<string, number>,
-  c: Collector,
-  ctx: SchemaContext,
-): ToolsetBinding | undefined {
-  const beforeOwn = c.diagnostics.length;
-  const beforeTypes = ctx.diagnostics.length;
-  if (!fn.name) {
-    report(
-      c,
-      fn,
-      "a @tool function needs a name; the name is the binding name",
-      "write `export function my_tool(...)`",
-    );
-    return undefined;
-  }
-  const name = fn.name.text;
-  const where = `\`${name}\``;
-  if (hasModifier(fn, ts.SyntaxKind.DefaultKeyword)) {
-    report(
-      c,
-      fn.name,
-      `@tool function ${where} is a default export`,
-      `write \`export function ${name}(...)\` without \`default\``,
-    );
-  } else if (!hasModifier(fn, ts.SyntaxKind.ExportKeyword)) {
-    report(c, fn.name, `@tool function ${where} is not exported`, `write \`export function ${name}(...)\``);
-  }
-  if ((names.get(name) ?? 0) > 1 || !fn.body) {
-    report(
-      c,
-      fn.name,
-      `@tool function ${where} has overloads`,
-      "write one signature; a binding has exactly one input schema",
-    );
-  }
-  if (fn.asteriskToken) {
-    report(c, fn.name, `@tool function ${where} is a generator`, "return an array or an object instead");
-  }
-  if (fn.typeParameters && fn.typeParameters.length > 0) {
-    report(
-      c,
-      fn.typeParameters[0] as ts.Node,
-      `@tool function ${where} is generic`,
-      "write concrete parameter types",
-    );
-  }
-
-  const categoryText = tagComment(toolTag).split(/\s+/)[0] ?? "";
-  let category: Category | undefined;
-  if (!categoryText) {
-    report(
-      c,
-      toolTag,
-      `@tool on ${where} has no category`,
-      `write \`@tool read\`, \`@tool write\`, \`@tool execute\` or \`@tool external\``,
-    );
-  } else if (!(CATEGORIES as readonly string[]).includes(categoryText)) {
-    report(
-      c,
-      toolTag,
-      `@tool on ${where} has unknown category \`${categoryText}\``,
-      `the category is one of ${CATEGORIES.map((k) => `\`${k}\``).join(", ")}`,
-    );
-  } else {
-    category = categoryText as Category;
-  }
-
-  const description = (ts.getTextOfJSDocComment(block.comment) ?? "").trim();
-  if (!description) {
-    report(
-      c,
-      fn.name,
-      `@tool function ${where} has no description`,
-      "write what it does in the doc comment above `@tool`; agents read it to decide when to call it",
-    );
-  }
-
-  const paramDocs = new Map<string, string>();
-  for (const tag of block.tags ?? []) {
-    if (ts.isJSDocParameterTag(tag)) {
-      const paramName = ts.isIdentifier(tag.name) ? tag.name.text : tag.name.getText(c.sourceFile);
-      paramDocs.set(paramName, tagComment(tag).replace(/^-\s*/, ""));
-    }
-  }
-
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  const params: string[] = [];
-  for (const param of fn.parameters) {
-    if (!ts.isIdentifier(param.name)) {
-      report(
-        c,
-        param,
-        `a parameter of ${where} is destructured; arguments map to parameters by name`,
-        "name each parameter: `(location: string, unit?: string)`",
-      );
-      continue;
-    }
-    const paramName = param.name.text;
-    if (paramName === "this") continue;
-    const paramWhere = `parameter \`${paramName}\` of ${where}`;
-    if (param.dotDotDotToken) {
-      report(
-        c,
-        param,
-        `${paramWhere} is a rest parameter`,
-        `take an array instead: \`${paramName}: string[]\``,
-      );
-      continue;
-    }
-    const initial = param.initializer ? literalValue(param.initializer) : undefined;
-    let schema: JsonSchema | undefined;
-    let optional = Boolean(param.questionToken || param.initializer);
-    if (param.type) {
-      const mapped = mapType(param.type, ctx, paramWhere);
-      if (!mapped) continue;
-      schema = mapped.schema;
-      optional = optional || mapped.optional;
-    } else {
-      schema = initial ? schemaFromDefault(initial.value) : undefined;
-      if (!schema) {
-        report(
-          c,
-          param,
-          `${paramWhere} has no type`,
-          `write \`${paramName}: string\` (or the type it takes)`,
-        );
-        continue;
-      }
-    }
-    const doc = paramDocs.get(paramName);
-    if (doc) schema = { ...schema, description: doc };
-    if (initial) schema = { ...schema, default: initial.value };
-    properties[paramName] = schema;
-    params.push(paramName);
-    if (!optional) required.push(paramName);
-  }
-  for (const [docName] of paramDocs) {
-    if (!fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === docName)) {
-      const tag = (block.tags ?? []).find(
-        (t) => ts.isJSDocParameterTag(t) && t.name.getText(c.sourceFile) === docName,
-      );
-      report(
-        c,
-        tag ?? block,
-        `@param \`${docName}\` does not match a parameter of ${where}`,
-        undefined,
-        "warning",
-      );
-    }
-  }
-
-  const hasErrors =
-    c.diagnostics.slice(beforeOwn).some((d) => d.severity === "error") ||
-    ctx.diagnostics.slice(beforeTypes).some((d) => d.severity === "error");
-  if (hasErrors || !category || !description) return undefined;
-  const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: false };
-  if (required.length > 0) inputSchema.required = required;
-  const isAsync = hasModifier(fn, ts.SyntaxKind.AsyncKeyword);
-  return {
-    name,
-    description,
-    category,
-    inputSchema,
-    params,
-    signature: formatSignature(name, inputSchema),
-    async: isAsync,
-    line: lineOf(c.sourceFile, fn.name).line,
-  };
 }

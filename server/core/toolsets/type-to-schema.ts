@@ -3,83 +3,17 @@
  * checker, nothing imported). Anything JSON cannot carry is reported with a line and a fix.
  */
 import ts from "typescript";
-import type { JsonSchema, JsonValue, ToolsetDiagnostic } from "./types";
-
-type LocalTypeDeclaration = ts.InterfaceDeclaration | ts.TypeAliasDeclaration | ts.EnumDeclaration;
-
-export interface SchemaContext {
-  sourceFile: ts.SourceFile;
-  fileName: string;
-  /** Interfaces, type aliases and enums declared at the top level of the file. */
-  declarations: Map<string, LocalTypeDeclaration>;
-  diagnostics: ToolsetDiagnostic[];
-  /** Names being resolved, to refuse recursive types instead of looping. */
-  resolving: string[];
-}
-
-export interface MappedType {
-  schema: JsonSchema;
-  /** The type includes `undefined`, so the value may be left out. */
-  optional: boolean;
-}
-
-export function createSchemaContext(sourceFile: ts.SourceFile, fileName: string): SchemaContext {
-  const declarations = new Map<string, LocalTypeDeclaration>();
-  for (const statement of sourceFile.statements) {
-    if (
-      ts.isInterfaceDeclaration(statement) ||
-      ts.isTypeAliasDeclaration(statement) ||
-      ts.isEnumDeclaration(statement)
-    ) {
-      declarations.set(statement.name.text, statement);
-    }
-  }
-  return { sourceFile, fileName, declarations, diagnostics: [], resolving: [] };
-}
-
-export function lineOf(sourceFile: ts.SourceFile, node: ts.Node): { line: number; column: number } {
-  const { line, character } = sourceFile.getLineAndCharacterOfPosition(node.getStart(sourceFile));
-  return { line: line + 1, column: character + 1 };
-}
-
-function fail(ctx: SchemaContext, node: ts.Node, message: string, hint?: string): undefined {
-  ctx.diagnostics.push({
-    severity: "error",
-    file: ctx.fileName,
-    ...lineOf(ctx.sourceFile, node),
-    message,
-    ...(hint === undefined ? {} : { hint }),
-  });
-  return undefined;
-}
-
-function text(ctx: SchemaContext, node: ts.Node): string {
-  const raw = node.getText(ctx.sourceFile).replace(/\s+/g, " ");
-  return raw.length > 60 ? `${raw.slice(0, 57)}...` : raw;
-}
-
-/** Description text of the JSDoc attached to a node (property, interface, alias). */
-export function jsDocDescription(node: ts.Node): string {
-  const blocks = (node as { jsDoc?: ts.JSDoc[] }).jsDoc ?? [];
-  const last = blocks[blocks.length - 1];
-  if (last) return (ts.getTextOfJSDocComment(last.comment) ?? "").trim();
-  // The parser skips a doc comment on the same line as an opening brace: `{ /** City */ city: string }`.
-  const file = node.getSourceFile();
-  const start = node.getFullStart();
-  // A comment on the brace's line counts as the brace's trailing comment, so look at both kinds.
-  const ranges = [
-    ...(ts.getTrailingCommentRanges(file.text, start) ?? []),
-    ...(ts.getLeadingCommentRanges(file.text, start) ?? []),
-  ];
-  const doc = ranges.filter((r) => file.text.startsWith("/**", r.pos)).pop();
-  if (!doc) return "";
-  return file.text
-    .slice(doc.pos + 3, doc.end - 2)
-    .split("\n")
-    .map((line) => line.replace(/^\s*\*?\s?/, "").trimEnd())
-    .join("\n")
-    .trim();
-}
+import { propertyName } from "./literal-value";
+import { mergeObjects, mergeUnion } from "./merge-schemas";
+import {
+  fail,
+  type LocalTypeDeclaration,
+  type MappedType,
+  nodeText,
+  type SchemaContext,
+} from "./schema-context";
+import { jsDocDescription } from "./toolset-jsdoc";
+import type { JsonSchema } from "./types";
 
 /**
  * Maps a type node. `where` names the place for messages, e.g. "parameter `unit` of `get_weather`".
@@ -155,7 +89,7 @@ function mapValueType(node: ts.TypeNode, ctx: SchemaContext, where: string): Jso
       return fail(
         ctx,
         node,
-        `${where} has type \`${text(ctx, node)}\`, which JSON cannot carry`,
+        `${where} has type \`${nodeText(ctx, node)}\`, which JSON cannot carry`,
         "write `string`, `number`, `boolean`, an array or an object type",
       );
   }
@@ -171,7 +105,7 @@ function mapValueType(node: ts.TypeNode, ctx: SchemaContext, where: string): Jso
     return fail(
       ctx,
       node,
-      `${where} is a tuple (\`${text(ctx, node)}\`), which agents fill in poorly`,
+      `${where} is a tuple (\`${nodeText(ctx, node)}\`), which agents fill in poorly`,
       "use an object type with named fields, or an array `T[]`",
     );
   }
@@ -197,7 +131,7 @@ function mapValueType(node: ts.TypeNode, ctx: SchemaContext, where: string): Jso
   return fail(
     ctx,
     node,
-    `${where} has type \`${text(ctx, node)}\`, which cannot be mapped to JSON Schema`,
+    `${where} has type \`${nodeText(ctx, node)}\`, which cannot be mapped to JSON Schema`,
     "write the type out explicitly: `string`, `number`, `boolean`, a union of string literals, `T[]`, or an object type declared in toolset.ts",
   );
 }
@@ -217,7 +151,7 @@ function mapLiteral(node: ts.LiteralTypeNode, ctx: SchemaContext, where: string)
   ) {
     return { type: "number", enum: [-Number(lit.operand.text)] };
   }
-  return fail(ctx, node, `${where} has literal type \`${text(ctx, node)}\`, which cannot be mapped`);
+  return fail(ctx, node, `${where} has literal type \`${nodeText(ctx, node)}\`, which cannot be mapped`);
 }
 
 function flattenUnion(node: ts.TypeNode, ctx: SchemaContext, out: ts.TypeNode[]): void {
@@ -280,33 +214,6 @@ function mapUnion(node: ts.UnionTypeNode, ctx: SchemaContext, where: string): Ma
   return { schema, optional };
 }
 
-/** Literal unions of one JSON type become one `enum`; `true | false` becomes `boolean`. */
-function mergeUnion(schemas: JsonSchema[]): JsonSchema {
-  if (schemas.length === 1) return schemas[0] as JsonSchema;
-  const literalOnly = schemas.every((s) => Array.isArray(s.enum) && Object.keys(s).length === 2);
-  const types = new Set(schemas.map((s) => s.type));
-  if (literalOnly && types.size === 1) {
-    const values = [...new Set(schemas.flatMap((s) => s.enum as JsonValue[]))];
-    const type = schemas[0]?.type;
-    if (type === "boolean" && values.length === 2) return { type: "boolean" };
-    return { type, enum: values };
-  }
-  // Collapse duplicates such as `string | "a"` into the wider member.
-  const plain = schemas.filter((s) => Object.keys(s).length === 1 && typeof s.type === "string");
-  const plainTypes = new Set(plain.map((s) => s.type));
-  const rest = schemas.filter(
-    (s) => !(Array.isArray(s.enum) && plainTypes.has(s.type)) && !plain.includes(s),
-  );
-  const merged = [...plain.filter((s, i) => plain.findIndex((p) => p.type === s.type) === i), ...rest];
-  if (merged.length === 1) return merged[0] as JsonSchema;
-  return { anyOf: merged };
-}
-
-function propertyName(name: ts.PropertyName): string | undefined {
-  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
-  return undefined;
-}
-
 function mapMembers(
   members: readonly ts.TypeElement[],
   ctx: SchemaContext,
@@ -357,7 +264,7 @@ function mapMembers(
       fail(
         ctx,
         member,
-        `${where} has a method or call signature (\`${text(ctx, member)}\`), which cannot be passed as JSON`,
+        `${where} has a method or call signature (\`${nodeText(ctx, member)}\`), which cannot be passed as JSON`,
         "keep only data properties",
       );
       failed = true;
@@ -388,18 +295,6 @@ function mapIntersection(
   return mergeObjects(objects);
 }
 
-function mergeObjects(objects: JsonSchema[]): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  const required = new Set<string>();
-  for (const o of objects) {
-    Object.assign(properties, o.properties as Record<string, JsonSchema>);
-    for (const r of (o.required as string[] | undefined) ?? []) required.add(r);
-  }
-  const schema: JsonSchema = { type: "object", properties, additionalProperties: false };
-  if (required.size > 0) schema.required = [...required];
-  return schema;
-}
-
 const JSON_HOSTILE: Record<string, string> = {
   Date: "write `string` (for example an ISO 8601 date such as 2024-05-01) and parse it in code",
   Map: "write `Record<string, T>`",
@@ -416,7 +311,7 @@ const JSON_HOSTILE: Record<string, string> = {
 };
 
 function mapReference(node: ts.TypeReferenceNode, ctx: SchemaContext, where: string): JsonSchema | undefined {
-  const name = ts.isIdentifier(node.typeName) ? node.typeName.text : text(ctx, node.typeName);
+  const name = ts.isIdentifier(node.typeName) ? node.typeName.text : nodeText(ctx, node.typeName);
   const args = node.typeArguments ?? [];
   if ((name === "Array" || name === "ReadonlyArray") && args.length === 1) {
     const items = mapRequired(args[0] as ts.TypeNode, ctx, `${where} (array element)`);
@@ -432,7 +327,7 @@ function mapReference(node: ts.TypeReferenceNode, ctx: SchemaContext, where: str
       return fail(
         ctx,
         node,
-        `${where} uses the generic type \`${text(ctx, node)}\``,
+        `${where} uses the generic type \`${nodeText(ctx, node)}\``,
         `declare a non-generic type for it, e.g. \`interface ${name}Input { ... }\``,
       );
     }
@@ -443,7 +338,7 @@ function mapReference(node: ts.TypeReferenceNode, ctx: SchemaContext, where: str
   return fail(
     ctx,
     node,
-    `${where} has type \`${text(ctx, node)}\`, which is not declared in toolset.ts`,
+    `${where} has type \`${nodeText(ctx, node)}\`, which is not declared in toolset.ts`,
     `declare \`interface ${name} { ... }\` or \`type ${name} = ...\` in toolset.ts (imports are not available), or write the type inline`,
   );
 }
@@ -524,7 +419,7 @@ function mapInterface(
   for (const clause of decl.heritageClauses ?? []) {
     for (const base of clause.types) {
       if (!ts.isIdentifier(base.expression) || base.typeArguments) {
-        return fail(ctx, base, `${where} extends \`${text(ctx, base)}\`, which cannot be mapped`);
+        return fail(ctx, base, `${where} extends \`${nodeText(ctx, base)}\`, which cannot be mapped`);
       }
       const baseDecl = ctx.declarations.get(base.expression.text);
       if (!baseDecl) {
@@ -550,55 +445,4 @@ function mapInterface(
     );
   }
   return mergeObjects([...parts, own]);
-}
-
-/**
- * The JSON value of a default initializer, when it is a literal (`"c"`, `3`, `-1`, `true`, `null`,
- * arrays and objects of literals). Anything computed has no recorded default.
- */
-export function literalValue(expr: ts.Expression): { value: JsonValue } | undefined {
-  if (ts.isParenthesizedExpression(expr) || ts.isAsExpression(expr) || ts.isSatisfiesExpression(expr)) {
-    return literalValue(expr.expression);
-  }
-  if (ts.isStringLiteral(expr) || ts.isNoSubstitutionTemplateLiteral(expr)) return { value: expr.text };
-  if (ts.isNumericLiteral(expr)) return { value: Number(expr.text) };
-  if (
-    ts.isPrefixUnaryExpression(expr) &&
-    expr.operator === ts.SyntaxKind.MinusToken &&
-    ts.isNumericLiteral(expr.operand)
-  ) {
-    return { value: -Number(expr.operand.text) };
-  }
-  if (expr.kind === ts.SyntaxKind.TrueKeyword) return { value: true };
-  if (expr.kind === ts.SyntaxKind.FalseKeyword) return { value: false };
-  if (expr.kind === ts.SyntaxKind.NullKeyword) return { value: null };
-  if (ts.isArrayLiteralExpression(expr)) {
-    const values: JsonValue[] = [];
-    for (const element of expr.elements) {
-      const v = literalValue(element);
-      if (!v) return undefined;
-      values.push(v.value);
-    }
-    return { value: values };
-  }
-  if (ts.isObjectLiteralExpression(expr)) {
-    const out: Record<string, JsonValue> = {};
-    for (const prop of expr.properties) {
-      if (!ts.isPropertyAssignment(prop)) return undefined;
-      const key = propertyName(prop.name);
-      const v = literalValue(prop.initializer);
-      if (key === undefined || !v) return undefined;
-      out[key] = v.value;
-    }
-    return { value: out };
-  }
-  return undefined;
-}
-
-/** Schema for an unannotated parameter from its literal default (`unit = "c"` is a string). */
-export function schemaFromDefault(value: JsonValue): JsonSchema | undefined {
-  if (typeof value === "string") return { type: "string" };
-  if (typeof value === "number") return { type: "number" };
-  if (typeof value === "boolean") return { type: "boolean" };
-  return undefined;
 }

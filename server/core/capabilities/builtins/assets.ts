@@ -8,8 +8,8 @@ import type { AssetStore } from "../ports";
 import { sha256Hex } from "../snapshot";
 import type { CapabilityModule } from "../types";
 
-export const ASSETS_MODULE_VERSION = "builtin-assets-1";
-export const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const ASSETS_MODULE_VERSION = "builtin-assets-1";
+const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 const MAX_DIMENSION = 16_384;
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];

@@ -6,7 +6,7 @@ import { AppError } from "../../errors";
 import { createAllowlistFetch } from "../../sandbox/host-fetch";
 import type { CapabilityModule } from "../types";
 
-export const HTTP_MODULE_VERSION = "builtin-http-1";
+const HTTP_MODULE_VERSION = "builtin-http-1";
 
 export interface HttpModuleOptions {
   /** Host patterns (`api.example.com`, `*.example.com`, `host:port`, `*`), or a function read per call. */

@@ -9,7 +9,7 @@ import { didYouMean } from "../did-you-mean";
 import type { ToolsetCatalog } from "../ports";
 import type { CapabilityModule, JsonObject } from "../types";
 
-export const STORE_MODULE_VERSION = "builtin-store-1";
+const STORE_MODULE_VERSION = "builtin-store-1";
 
 export function createStoreModule(catalog: ToolsetCatalog): CapabilityModule {
   return {

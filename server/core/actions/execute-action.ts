@@ -1,0 +1,110 @@
+/**
+ * One action's trip through the sandbox: the static import check against the session's mounted
+ * modules (refused: nothing runs), the pool run with every host call through run.invoke, and the
+ * observation envelope of what came back.
+ */
+import { type EngineRun, toGuestError } from "../capabilities/invoke";
+import type { CapabilityRegistry } from "../capabilities/registry";
+import type { JsonValue, Session } from "../capabilities/types";
+import type { Clock } from "../gate/ports";
+import type { SandboxLimits } from "../sandbox/limits";
+import type { HostCallControl, SandboxPool, SandboxRunResult } from "../sandbox/pool";
+import { buildEnvelope, type EnvelopeError, type ObservationEnvelope } from "./envelope";
+import type { RunStore } from "./ports";
+import { checkActionSource } from "./static-check";
+
+export interface ExecuteActionDeps {
+  registry: Pick<CapabilityRegistry, "mountedModules">;
+  pool: SandboxPool;
+  runs: Pick<RunStore, "setQueued">;
+  clock: Clock;
+  maxCodeChars: number;
+}
+
+export interface ExecuteActionInput {
+  runId: string;
+  code: string;
+  session: Session;
+  input: JsonValue | undefined;
+  limits: SandboxLimits;
+  engineRun: EngineRun;
+  /** The host calls in flight; the run pauses the deadline of one while it waits for an approval. */
+  controls: Set<HostCallControl>;
+  signal: AbortSignal;
+  startedAt: number;
+}
+
+/** Fair share is per API key, else per user (console, CLI), else per session. */
+export function fairnessKey(session: Session): string {
+  if (session.apiKeyId) return `key:${session.apiKeyId}`;
+  if (session.userId) return `user:${session.userId}`;
+  return `session:${session.id}`;
+}
+
+/** The action's result as JSON, or the internal error of a result that is not JSON. */
+function readResult(outcome: SandboxRunResult): {
+  result?: JsonValue | undefined;
+  error?: EnvelopeError | undefined;
+} {
+  if (!outcome.ok || outcome.resultJson === null) return { error: outcome.error };
+  try {
+    return { result: JSON.parse(outcome.resultJson) as JsonValue, error: outcome.error };
+  } catch {
+    return { error: { kind: "internal", message: "the sandbox returned a result that is not JSON" } };
+  }
+}
+
+export async function executeAction(
+  deps: ExecuteActionDeps,
+  run: ExecuteActionInput,
+): Promise<ObservationEnvelope> {
+  const { engineRun, controls } = run;
+  const mounted: Record<string, string[]> = {};
+  for (const m of await deps.registry.mountedModules(run.session))
+    mounted[m.name] = m.exports.map((e) => e.exportName);
+  const check = checkActionSource(run.code, mounted, deps.maxCodeChars);
+  if (!check.ok) {
+    return buildEnvelope({
+      error: { kind: "refused", message: check.message },
+      logs: [],
+      calls: [],
+      images: [],
+      durationMs: deps.clock.now() - run.startedAt,
+    });
+  }
+  const modules: Record<string, string[]> = {};
+  for (const name of Object.keys(check.imports)) modules[name] = mounted[name] ?? [];
+
+  const outcome = await deps.pool.runAction({
+    code: run.code,
+    input: run.input ?? null,
+    modules,
+    limits: run.limits,
+    signal: run.signal,
+    fairnessKey: fairnessKey(run.session),
+    onQueued: (queued) => {
+      // Shown as `queued` while the run waits for a sandbox; a failed write only loses the label.
+      deps.runs.setQueued(run.runId, queued).catch(() => {});
+    },
+    onCall: async (name, argsJson, control) => {
+      controls.add(control);
+      try {
+        const site = control.call === undefined ? undefined : { sandboxCall: control.call };
+        return { ok: true, value: await engineRun.invokeJson(name, argsJson, site) };
+      } catch (error) {
+        return { ok: false, error: toGuestError(name, error) };
+      } finally {
+        controls.delete(control);
+      }
+    },
+  });
+
+  return buildEnvelope({
+    ...readResult(outcome),
+    logs: outcome.logs,
+    logsDropped: outcome.logsDropped,
+    calls: engineRun.calls,
+    images: engineRun.images,
+    durationMs: deps.clock.now() - run.startedAt,
+  });
+}

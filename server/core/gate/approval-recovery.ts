@@ -1,0 +1,82 @@
+/**
+ * Closing approvals nobody will use any more (after a restart, and periodically): pending ones
+ * whose run is gone expire, allowed ones whose run died before the call ran become `abandoned`.
+ * Rows a run on this instance still waits for are never touched.
+ */
+
+import { abandonedEvent, expiredEvent } from "./approval-events";
+import { RUN_GONE_REASON } from "./approval-waiters";
+import type { ApprovalStore, Clock, EventPublisher } from "./ports";
+
+export const ABANDONED_REASON =
+  "the server process running the action stopped before the approved call ran; nothing was executed";
+
+/** A direct call's waiter consumes within moments; only a row older than this is surely dead. */
+const DIRECT_CALL_STALE_MS = 60_000;
+
+export interface ApprovalRecoveryDeps {
+  store: ApprovalStore;
+  events: EventPublisher;
+  clock: Clock;
+  /** Whether a run on this instance waits for the approval. */
+  isWaited(id: string): boolean;
+}
+
+export interface RecoveryOptions {
+  /** Also close direct calls (no run): at startup, their waiter died with the old process. */
+  includeDirectCalls?: boolean;
+}
+
+type IsRunAlive = (runId: string) => Promise<boolean>;
+/** One pass of recovery; returns how many rows it closed. */
+type RecoveryStep = (
+  deps: ApprovalRecoveryDeps,
+  isRunAlive: IsRunAlive,
+  options: RecoveryOptions,
+) => Promise<number>;
+
+const expireOrphanedPending: RecoveryStep = async (deps, isRunAlive, options) => {
+  let count = 0;
+  for (const record of await deps.store.listPending()) {
+    if (deps.isWaited(record.id)) continue;
+    if (record.runId === null && !options.includeDirectCalls && record.expiresAt > deps.clock.now()) continue;
+    const timedOut = record.expiresAt <= deps.clock.now();
+    const alive = record.runId !== null && !timedOut && (await isRunAlive(record.runId));
+    if (alive) continue;
+    const reason = timedOut ? undefined : RUN_GONE_REASON;
+    if (await deps.store.expire(record.id, reason)) {
+      count += 1;
+      await deps.events.publish(expiredEvent(record, deps.clock.now(), reason));
+    }
+  }
+  return count;
+};
+
+/** Allowed but never used: the waiter died between the decision and the consume. */
+const abandonUnusedAllowed: RecoveryStep = async (deps, isRunAlive, options) => {
+  let count = 0;
+  for (const record of await deps.store.listAllowedUnconsumed()) {
+    if (deps.isWaited(record.id)) continue;
+    if (record.runId === null) {
+      const stale = (record.decidedAt ?? 0) < deps.clock.now() - DIRECT_CALL_STALE_MS;
+      if (!options.includeDirectCalls || !stale) continue;
+    } else if (await isRunAlive(record.runId)) {
+      continue;
+    }
+    if (await deps.store.abandon(record.id, ABANDONED_REASON)) {
+      count += 1;
+      await deps.events.publish(abandonedEvent(record, ABANDONED_REASON, deps.clock.now()));
+    }
+  }
+  return count;
+};
+
+/** Returns how many rows it closed. */
+export async function recoverApprovals(
+  deps: ApprovalRecoveryDeps,
+  isRunAlive: IsRunAlive,
+  options: RecoveryOptions = {},
+): Promise<number> {
+  const expired = await expireOrphanedPending(deps, isRunAlive, options);
+  return expired + (await abandonUnusedAllowed(deps, isRunAlive, options));
+}
