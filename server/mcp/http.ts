@@ -24,7 +24,7 @@ import { createTtlCache } from "../services/ttl-cache";
 import { abortRequestHandler, checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
 import { createMcpServer, ELICIT_ANSWERS, ELICIT_META_KEY } from "./server";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 const ELICIT_ID_PREFIX = "toolstore-elicit:";
 const SEEN_EVERY_MS = 60_000;
 /** A session row read on this instance is reused this long (a close here drops it at once). */
@@ -364,7 +364,7 @@ function jsonError(
 }
 
 /** A fixed one-minute window per key, per instance. */
-export function createRateLimiter(perMinute: number, now: () => number = Date.now) {
+function createRateLimiter(perMinute: number, now: () => number = Date.now) {
   const windows = new Map<string, { start: number; count: number }>();
   return {
     /** 0 when allowed, else the seconds to wait. */

@@ -16,7 +16,7 @@ import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/s
 import { AppError } from "../core/errors";
 
 /** SDK versions whose private fields were checked (major.minor). */
-export const TESTED_SDK_VERSIONS = ["1.32"];
+const TESTED_SDK_VERSIONS = ["1.32"];
 
 /** A transport for a session initialized earlier (maybe on another instance). */
 export function resumeTransportSession(

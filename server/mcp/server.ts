@@ -22,7 +22,7 @@ import { registerRunResource } from "./run-resource";
 import { createSharedSchemaValidator } from "./schema-validator";
 import { registerSkillResources } from "./skill-resources";
 
-export const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
+const SERVER_INFO = { name: "toolstore", version: "0.1.0" };
 export const ELICIT_META_KEY = "toolstore/approvalId";
 /** Answers a client's prompt can give. Approving is the console's: a key never approves its own request. */
 export const ELICIT_ANSWERS: Record<string, ApprovalAnswer> = { deny: "deny" };

@@ -21,7 +21,7 @@ import {
 import { AppError } from "../../core/errors";
 import { toolHash, type UpstreamTool } from "./tools";
 
-export const STDERR_TAIL_CHARS = 16_000;
+const STDERR_TAIL_CHARS = 16_000;
 
 /** What a connection needs, secrets already resolved. */
 export interface ConnectionConfig {
