@@ -21,8 +21,9 @@ import { createRequestGuard, type RequestGuard } from "../http/request-guard";
 import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
 import type { McpBackend } from "../services/mcp-backend";
 import { createTtlCache } from "../services/ttl-cache";
+import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import { abortRequestHandler, checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
-import { createMcpServer, ELICIT_ANSWERS, ELICIT_META_KEY } from "./server";
+import { createMcpServer } from "./server";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const ELICIT_ID_PREFIX = "toolstore-elicit:";
