@@ -23,7 +23,7 @@ export function createExecuteDirect(options: {
   backend: McpBackend;
 }): ExecuteHandler {
   const { server, identity, sessionId, backend } = options;
-  return async ({ code, title }, extra) => {
+  return async (args, extra) => {
     const progress = createProgressReporter(extra);
     const prompts = createApprovalPrompts({ server, extra, backend, identity });
     const timers = new Map<string, NodeJS.Timeout>();
@@ -36,10 +36,9 @@ export function createExecuteDirect(options: {
     };
     try {
       const envelope = await backend.execute({
+        ...args,
         identity,
         sessionId,
-        code,
-        title,
         requestId: String(extra.requestId),
         signal: extra.signal,
         onRunStarted(id) {

@@ -64,7 +64,7 @@ export function registerExecuteTask(
 export async function runAsTask(
   { store, identity, sessionId, backend }: TaskRunContext,
   taskId: string,
-  { code, title }: ExecuteArgs,
+  args: ExecuteArgs,
 ): Promise<void> {
   const controller = new AbortController();
   const waiting = new Map<string, PendingApprovalInfo>();
@@ -83,10 +83,9 @@ export async function runAsTask(
   let runId: string | undefined;
   try {
     const envelope = await backend.execute({
+      ...args,
       identity,
       sessionId,
-      code,
-      title,
       // The run row links back to its task, so recovery can end the task if this process dies.
       requestId: taskRunRequestId(taskId),
       signal: controller.signal,

@@ -5,12 +5,9 @@
  * tool changed upstream and waits for review, never a gate denial the audit does not show.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createEngine, type Engine } from "../../core/actions/engine";
@@ -20,6 +17,7 @@ import { createMemoryPorts } from "../../core/testing/memory-ports";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
 import { createCapabilityCategoryLookup } from "../toolsets";
+import { startHttpUpstream, type TestUpstream } from "./connection-test-upstream";
 import {
   categorizeTools,
   createConnectionManager,
@@ -36,7 +34,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "toolstore-mcp-changed-"));
 let db: Db;
 let engine: Engine;
 let source: McpModuleSource;
-let http: Server;
+let upstream: TestUpstream;
 /** What the upstream lists: 1 the accepted tool, 2 the same name with a wider schema, 3 another tool only. */
 let upstreamVersion = 1;
 
@@ -64,21 +62,7 @@ beforeAll(async () => {
   const target = { provider: "sqlite" as const, url: path.join(dir, "m.db") };
   await deployMigrations(target);
   db = createDb(target);
-  http = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    const server = upstreamServer();
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  upstream = await startHttpUpstream(upstreamServer);
 
   const ports = createMemoryPorts();
   const manager = createConnectionManager({
@@ -98,7 +82,7 @@ beforeAll(async () => {
     approvalPollMs: 10,
     poolOptions: { workers: 1 },
   });
-  await saveServer(db, { name: "notes", transport: "http", url });
+  await saveServer(db, { name: "notes", transport: "http", url: upstream.url });
   await source.refresh("notes");
   await categorizeTools(db, "notes", [parseCategorizeRule("*=proposed")], null);
   engine.registry.invalidate();
@@ -106,7 +90,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await engine?.close();
-  await new Promise((resolve) => http?.close(resolve));
+  await upstream?.close();
   await db?.$disconnect();
   rmSync(dir, { recursive: true, force: true });
 });
