@@ -125,6 +125,67 @@ async function callOnConnection(
   }
 }
 
+/** Stopping ToolStore ends every child, also on an exit that skips close(). Returns the unhook. */
+function killOnExit(states: Map<string, ServerState>): () => void {
+  const killAll = () => {
+    for (const state of states.values()) {
+      const pid = state.connection?.pid;
+      if (pid) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+  };
+  process.on("exit", killAll);
+  return () => process.off("exit", killAll);
+}
+
+/** Closes connections unused for `idleMs`; a server whose stderr grew gets its status (and tail) written. */
+function sweepIdle(
+  states: Map<string, ServerState>,
+  idleMs: number,
+  stop: (name: string, connection: Connection) => Promise<void>,
+  report: (name: string, status: ConnectionStatus) => void,
+): void {
+  const now = Date.now();
+  for (const [name, state] of states) {
+    const c = state.connection;
+    if (c && c.inflight === 0 && now - c.lastUsed > idleMs) {
+      void stop(name, c).then(() => report(name, { status: "stopped", lastError: null }));
+    } else if (state.stderrDirty) {
+      report(name, { status: c?.open ? "ready" : "stopped" });
+    }
+  }
+}
+
+/**
+ * The stdio process to stop so a new one fits under the cap: the least recently used idle one,
+ * or none while there is room. All busy: LIMIT_EXCEEDED.
+ */
+function processToStop(
+  states: Map<string, ServerState>,
+  maxProcesses: number,
+): { name: string; connection: Connection } | null {
+  const live = [...states.entries()].filter(
+    ([, s]) => s.connection && s.connection.config.transport === "stdio",
+  );
+  if (live.length < maxProcesses) return null;
+  const idle = live
+    .filter(([, s]) => s.connection && s.connection.inflight === 0)
+    .sort(([, a], [, b]) => (a.connection?.lastUsed ?? 0) - (b.connection?.lastUsed ?? 0));
+  const victim = idle[0];
+  if (!victim?.[1].connection) {
+    throw new AppError(
+      "LIMIT_EXCEEDED",
+      `all ${maxProcesses} MCP server processes are busy; try again when a call finishes`,
+    );
+  }
+  return { name: victim[0], connection: victim[1].connection };
+}
+
 export function createConnectionManager(options: ConnectionManagerOptions = {}): ConnectionManager {
   const maxProcesses = options.maxProcesses ?? 16;
   const idleMs = options.idleMs ?? 10 * 60_000;
@@ -151,33 +212,9 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
     );
   };
 
-  // Stopping ToolStore ends every child, also on an exit that skips close().
-  const killAll = () => {
-    for (const state of states.values()) {
-      const pid = state.connection?.pid;
-      if (pid) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
-    }
-  };
-  process.on("exit", killAll);
-
+  const unhookExit = killOnExit(states);
   const idleTimer = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [name, state] of states) {
-        const c = state.connection;
-        if (c && c.inflight === 0 && now - c.lastUsed > idleMs) {
-          void stop(name, c).then(() => report(name, { status: "stopped", lastError: null }));
-        } else if (state.stderrDirty) {
-          report(name, { status: c?.open ? "ready" : "stopped" });
-        }
-      }
-    },
+    () => sweepIdle(states, idleMs, stop, report),
     Math.max(1000, Math.min(idleMs / 4, 5000)),
   );
   idleTimer.unref();
@@ -191,21 +228,8 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
   }
 
   async function makeRoom(): Promise<void> {
-    const live = [...states.entries()].filter(
-      ([, s]) => s.connection && s.connection.config.transport === "stdio",
-    );
-    if (live.length < maxProcesses) return;
-    const idle = live
-      .filter(([, s]) => s.connection && s.connection.inflight === 0)
-      .sort(([, a], [, b]) => (a.connection?.lastUsed ?? 0) - (b.connection?.lastUsed ?? 0));
-    const victim = idle[0];
-    if (!victim?.[1].connection) {
-      throw new AppError(
-        "LIMIT_EXCEEDED",
-        `all ${maxProcesses} MCP server processes are busy; try again when a call finishes`,
-      );
-    }
-    await stop(victim[0], victim[1].connection);
+    const victim = processToStop(states, maxProcesses);
+    if (victim) await stop(victim.name, victim.connection);
   }
 
   async function syncTools(connection: Connection): Promise<UpstreamTool[]> {
@@ -303,7 +327,7 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
       await Promise.allSettled(
         [...states.entries()].map(([name, s]) => (s.connection ? stop(name, s.connection) : undefined)),
       );
-      process.off("exit", killAll);
+      unhookExit();
     },
   };
 }
