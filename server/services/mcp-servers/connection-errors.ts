@@ -7,7 +7,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../../core/errors";
 import type { ConnectionConfig, ConnectionStatus } from "./connections";
 
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 

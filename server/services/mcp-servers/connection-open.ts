@@ -1,8 +1,8 @@
 /**
  * Opening one connection to an upstream MCP server: its transport (a stdio process whose stderr
  * is kept, capped, or streamable HTTP with the configured headers), the SDK client, the
- * handshake and the first tool listing. What a crash or a failed start does to the server's
- * state (backoff, status) is decided here; when to open one is the manager's.
+ * handshake and the first tool listing. A crash or a failed start sets the server's status and
+ * pushes its next start back (the manager's backoff); when to open a connection is the manager's.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
