@@ -224,7 +224,7 @@ function createSessionServers(
       const now = Date.now();
       const hit = entries.get(session.id);
       entries.delete(session.id);
-      if (hit && hit.stamp.every((part, i) => part === stamp[i])) {
+      if (hit?.stamp.every((part, i) => part === stamp[i])) {
         hit.usedAt = now;
         entries.set(session.id, hit);
         return hit.served;
