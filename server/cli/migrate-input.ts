@@ -9,7 +9,7 @@ import { CATEGORIES, type Category } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import { type CliIo, parseCommandArgs, requireArg, UsageError } from "./command";
 
-export interface MigrateInput {
+interface MigrateInput {
   /** The legacy definition as parsed JSON (its shape is the migration's to check). */
   definition: unknown;
   out?: string;

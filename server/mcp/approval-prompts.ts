@@ -27,7 +27,7 @@ export function elicitationModes(declared: unknown): { form: boolean; url: boole
   return { form: empty || caps.form !== undefined, url: caps.url !== undefined };
 }
 
-export interface ApprovalPrompts {
+interface ApprovalPrompts {
   /** Shows a pending approval in the client, in each mode it declared. */
   open(info: PendingApprovalInfo): void;
   /** The approval was decided or expired: its form prompt is withdrawn, its URL prompt completed. */

@@ -5,7 +5,7 @@
  */
 import type { ExecuteExtra } from "./execute-tool";
 
-export interface ProgressReporter {
+interface ProgressReporter {
   notify(message: string): void;
 }
 

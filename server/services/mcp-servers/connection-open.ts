@@ -41,7 +41,7 @@ export interface ServerState {
   stderrDirty: boolean;
 }
 
-export interface OpenHooks {
+interface OpenHooks {
   state: ServerState;
   report(status: ConnectionStatus): void;
   /** Lists the tools on the connection (and hands them to the pin check). */
