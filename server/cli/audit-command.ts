@@ -3,7 +3,7 @@
  * `audit export [--action a] [--actor name] [--since ISO]`: the entries as JSON lines on stdout.
  */
 import { exportAuditJsonLines, verifyAuditChain } from "../infra/audit-log";
-import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
+import { type CliCommand, EXIT, parseSubcommandArgs, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 
 const USAGE = `usage: npm run toolstore -- audit verify
@@ -19,13 +19,11 @@ export const auditCommand: CliCommand = {
   summary: "verify the audit log's hash chain, or export it as JSON lines",
   usage: USAGE,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
+    const { values, subcommand: sub } = parseSubcommandArgs("audit", args, ["verify", "export"], {
       action: { type: "string" },
       actor: { type: "string" },
       since: { type: "string" },
     });
-    const sub = positionals[0];
-    if (sub !== "verify" && sub !== "export") throw new UsageError(`unknown audit subcommand "${sub ?? ""}"`);
     const db = await openMigratedDb();
     try {
       if (sub === "verify") {

@@ -41,6 +41,24 @@ export function parseCommandArgs<T extends Options>(args: string[], options: T) 
   }
 }
 
+/**
+ * parseCommandArgs for a command with subcommands (`audit verify`, `keys create`): the first
+ * positional must name one of them, else a usage error names what was given.
+ */
+export function parseSubcommandArgs<const S extends string, T extends Options>(
+  command: string,
+  args: string[],
+  subcommands: readonly S[],
+  options: T,
+) {
+  const parsed = parseCommandArgs(args, options);
+  const given = parsed.positionals[0];
+  if (given === undefined || !(subcommands as readonly string[]).includes(given)) {
+    throw new UsageError(`unknown ${command} subcommand "${given ?? ""}"`);
+  }
+  return { ...parsed, subcommand: given as S };
+}
+
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 export function requireArg(value: string | undefined, what: string): string {

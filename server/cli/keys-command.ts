@@ -6,7 +6,7 @@
 
 import { auditLogFor, cliActor } from "../infra/audit-log";
 import { createApiKey } from "../services/api-keys";
-import { AppError, type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
+import { AppError, type CliCommand, EXIT, parseSubcommandArgs, requireArg } from "./command";
 import { openMigratedDb } from "./open-db";
 
 const USAGE = `usage: npm run toolstore -- keys create --name <name> [--mode plan|default|auto] [--modules a,b] [--user <username>]
@@ -22,14 +22,13 @@ export const keysCommand: CliCommand = {
   summary: "create an API key for MCP clients (prints only the key)",
   usage: USAGE,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
+    // `create` is the only subcommand.
+    const { values } = parseSubcommandArgs("keys", args, ["create"], {
       name: { type: "string" },
       mode: { type: "string" },
       modules: { type: "string" },
       user: { type: "string" },
     });
-    if (positionals[0] !== "create")
-      throw new UsageError(`unknown keys subcommand "${positionals[0] ?? ""}"`);
     const name = requireArg(values.name, "--name");
     const db = await openMigratedDb();
     try {

@@ -1,7 +1,6 @@
 /** `migrate-api <file.json>`: turns a legacy API definition into a toolset folder that validates. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { CATEGORIES, type Category } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import {
   DOC_FILE,
@@ -12,7 +11,8 @@ import {
   validateToolsetFiles,
 } from "../core/toolsets";
 import { parsePythonToolset } from "../services/python-runtime";
-import { type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
+import { type CliCommand, EXIT } from "./command";
+import { readMigrateInput } from "./migrate-input";
 
 export const migrateApiCommand: CliCommand = {
   name: "migrate-api",
@@ -28,33 +28,14 @@ export const migrateApiCommand: CliCommand = {
   --category <c>   read | write | execute | external (default external for GET/HEAD, write otherwise)
   --force          overwrite an existing folder`,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-      out: { type: "string" },
-      name: { type: "string" },
-      category: { type: "string" },
-      force: { type: "boolean" },
-      python: { type: "boolean" },
+    const input = readMigrateInput(args, io, { python: true });
+    const migrated = migrateLegacyApi(input.definition, {
+      ...(input.name ? { name: input.name } : {}),
+      ...(input.category ? { category: input.category } : {}),
+      ...(input.python ? { language: "python" as const } : {}),
     });
-    const file = path.resolve(io.cwd, requireArg(positionals[0], "<file.json>"));
-    if (values.category !== undefined && !(CATEGORIES as readonly string[]).includes(values.category)) {
-      throw new UsageError(`--category must be one of ${CATEGORIES.join(", ")}`);
-    }
-    let definition: unknown;
-    try {
-      definition = JSON.parse(readFileSync(file, "utf8"));
-    } catch (error) {
-      throw new AppError(
-        "BAD_INPUT",
-        `cannot read ${file}: ${error instanceof Error ? error.message : error}`,
-      );
-    }
-    const migrated = migrateLegacyApi(definition, {
-      ...(values.name ? { name: values.name } : {}),
-      ...(values.category ? { category: values.category as Category } : {}),
-      ...(values.python ? { language: "python" as const } : {}),
-    });
-    const codeFile = values.python ? PYTHON_SOURCE_FILE : SOURCE_FILE;
-    const out = path.resolve(io.cwd, values.out ?? path.join("toolsets", migrated.name));
+    const codeFile = input.python ? PYTHON_SOURCE_FILE : SOURCE_FILE;
+    const out = path.resolve(io.cwd, input.out ?? path.join("toolsets", migrated.name));
     const name = path.basename(out);
     const validation = await validateToolsetFiles(
       { name, files: migrated.files },
@@ -67,7 +48,7 @@ export const migrateApiCommand: CliCommand = {
         "the generated toolset does not validate (a bug in migrate-api); nothing written",
       );
     }
-    if (existsSync(out) && !values.force) {
+    if (existsSync(out) && !input.force) {
       throw new AppError(
         "CONFLICT",
         `${path.relative(io.cwd, out)} exists; pass --force to overwrite or --out elsewhere`,
@@ -83,7 +64,7 @@ export const migrateApiCommand: CliCommand = {
     for (const note of migrated.notes) io.out(`  note: ${note}`);
     const host = new URL(migrated.endpoint.replace(/\{(\w+)\}/g, "x")).host;
     io.out(
-      `  todo: check the category (${migrated.category}${values.category ? "" : ", chosen from the method; --category to change"})`,
+      `  todo: check the category (${migrated.category}${input.category ? "" : ", chosen from the method; --category to change"})`,
     );
     io.out(
       `  todo: the host ${host} is declared with @hosts; if the API lives elsewhere, set BASE_URL and add its host in the console`,

@@ -1,12 +1,12 @@
 /** `migrate-docker <file.json>`: turns a legacy docker tool into a Python toolset folder that validates. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { CATEGORIES, type Category } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import { migrateLegacyDocker } from "../core/python/migrate-docker";
 import { DOC_FILE, formatDiagnostic, PYTHON_SOURCE_FILE } from "../core/toolsets";
 import { parsePythonToolset } from "../services/python-runtime";
-import { type CliCommand, EXIT, parseCommandArgs, requireArg, UsageError } from "./command";
+import { type CliCommand, EXIT } from "./command";
+import { readMigrateInput } from "./migrate-input";
 
 export const migrateDockerCommand: CliCommand = {
   name: "migrate-docker",
@@ -20,31 +20,13 @@ export const migrateDockerCommand: CliCommand = {
   --category <c>   read | write | execute | external (default: none; pending until an admin sets it)
   --force          overwrite an existing folder`,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-      out: { type: "string" },
-      name: { type: "string" },
-      category: { type: "string" },
-      force: { type: "boolean" },
-    });
-    const file = path.resolve(io.cwd, requireArg(positionals[0], "<file.json>"));
-    if (values.category !== undefined && !(CATEGORIES as readonly string[]).includes(values.category)) {
-      throw new UsageError(`--category must be one of ${CATEGORIES.join(", ")}`);
-    }
-    let definition: unknown;
-    try {
-      definition = JSON.parse(readFileSync(file, "utf8"));
-    } catch (error) {
-      throw new AppError(
-        "BAD_INPUT",
-        `cannot read ${file}: ${error instanceof Error ? error.message : error}`,
-      );
-    }
-    const migrated = await migrateLegacyDocker(definition, {
+    const input = readMigrateInput(args, io);
+    const migrated = await migrateLegacyDocker(input.definition, {
       parsePython: parsePythonToolset,
-      ...(values.name ? { name: values.name } : {}),
-      ...(values.category ? { category: values.category as Category } : {}),
+      ...(input.name ? { name: input.name } : {}),
+      ...(input.category ? { category: input.category } : {}),
     });
-    const out = path.resolve(io.cwd, values.out ?? path.join("toolsets", migrated.name));
+    const out = path.resolve(io.cwd, input.out ?? path.join("toolsets", migrated.name));
     const shown = path.relative(io.cwd, out);
     if (!migrated.validation.ok) {
       for (const d of migrated.validation.errors) io.err(formatDiagnostic(d, shown));
@@ -53,7 +35,7 @@ export const migrateDockerCommand: CliCommand = {
         "the migrated code does not validate as a toolset (see above); nothing written",
       );
     }
-    if (existsSync(out) && !values.force) {
+    if (existsSync(out) && !input.force) {
       throw new AppError("CONFLICT", `${shown} exists; pass --force to overwrite or --out elsewhere`);
     }
     mkdirSync(out, { recursive: true });

@@ -7,7 +7,7 @@ import { isAppError } from "../core/errors";
 import { type CliCommand, type CliIo, EXIT, UsageError } from "./command";
 import { COMMANDS } from "./commands";
 
-export const CLI_NAME = "npm run toolstore --";
+const CLI_NAME = "npm run toolstore --";
 
 function helpText(commands: readonly CliCommand[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -4,7 +4,7 @@
  */
 import { auditLogFor, cliActor } from "../infra/audit-log";
 import { rotateSecretKey, sealedCount, secretBoxConfigFor, secretBoxFor } from "../services/stored-secrets";
-import { type CliCommand, EXIT, parseCommandArgs, UsageError } from "./command";
+import { type CliCommand, EXIT, parseSubcommandArgs } from "./command";
 import { openMigratedDb } from "./open-db";
 
 const USAGE = `usage: npm run toolstore -- secrets rotate-key [--new-key <32 bytes base64|hex>]
@@ -20,10 +20,9 @@ export const secretsCommand: CliCommand = {
   summary: "rotate the key that encrypts stored secrets, or show its status",
   usage: USAGE,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { "new-key": { type: "string" } });
-    const sub = positionals[0];
-    if (sub !== "rotate-key" && sub !== "status")
-      throw new UsageError(`unknown secrets subcommand "${sub ?? ""}"`);
+    const { values, subcommand: sub } = parseSubcommandArgs("secrets", args, ["rotate-key", "status"], {
+      "new-key": { type: "string" },
+    });
     const db = await openMigratedDb();
     try {
       const config = secretBoxConfigFor(db);

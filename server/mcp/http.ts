@@ -21,10 +21,11 @@ import { createRequestGuard, type RequestGuard } from "../http/request-guard";
 import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
 import type { McpBackend } from "../services/mcp-backend";
 import { createTtlCache } from "../services/ttl-cache";
+import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import { abortRequestHandler, checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
-import { createMcpServer, ELICIT_ANSWERS, ELICIT_META_KEY } from "./server";
+import { createMcpServer } from "./server";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 const ELICIT_ID_PREFIX = "toolstore-elicit:";
 const SEEN_EVERY_MS = 60_000;
 /** A session row read on this instance is reused this long (a close here drops it at once). */
@@ -223,7 +224,7 @@ function createSessionServers(
       const now = Date.now();
       const hit = entries.get(session.id);
       entries.delete(session.id);
-      if (hit && hit.stamp.every((part, i) => part === stamp[i])) {
+      if (hit?.stamp.every((part, i) => part === stamp[i])) {
         hit.usedAt = now;
         entries.set(session.id, hit);
         return hit.served;
@@ -364,7 +365,7 @@ function jsonError(
 }
 
 /** A fixed one-minute window per key, per instance. */
-export function createRateLimiter(perMinute: number, now: () => number = Date.now) {
+function createRateLimiter(perMinute: number, now: () => number = Date.now) {
   const windows = new Map<string, { start: number; count: number }>();
   return {
     /** 0 when allowed, else the seconds to wait. */

@@ -1,5 +1,6 @@
 /**
- * Cancellation and run state over the MCP mount (issues #12, #14, #15), real HTTP on loopback:
+ * Cancellation and run state over the MCP mount, real HTTP on loopback, because a session's
+ * requests may reach any instance and a cancel must find its run wherever it runs:
  * two instances (each its own engine, backend and handler) over one SQLite database. A
  * notifications/cancelled for an execute_code waiting on an approval cancels the run on whichever
  * instance runs it, and its request expires at once; toolstore://runs/<id> gives the key's own

@@ -1,7 +1,7 @@
 /**
  * One JSON Schema validator for every per-request MCP server. The SDK's Server builds a new Ajv
  * instance (formats included) in its constructor unless it is handed one, and this mount builds a
- * server per HTTP request: that was about 1 ms of CPU per request (issue 11). Validators are
+ * server per HTTP request: that cost about 1 ms of CPU per request. Validators are
  * compiled once per distinct schema; the set is bounded, and past it the Ajv instance is replaced
  * (Ajv keeps every schema it compiled), so memory stays flat whatever schemas clients bring.
  */

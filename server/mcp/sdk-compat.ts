@@ -3,20 +3,28 @@
  * instance that first sees a session builds a server and transport for it and must mark them as
  * belonging to a session initialized earlier; the session's requests then share them, so one
  * request's handler is aborted alone when its client goes away. The SDK has no public API for
- * either (1.32.x). `checkSdkCompat` runs when the MCP handler is created and fails the start with
- * a clear message if the installed SDK is not a tested version or the fields are gone, instead of
- * failing on the first request.
+ * either (1.32.x). A task-capable execute_code also replaces one private method, so a call without
+ * task augmentation keeps the direct path (see `runUntaskedCallsDirectly`). `checkSdkCompat` runs
+ * when the MCP handler is created and fails the start with a clear message if the installed SDK is
+ * not a tested version or the fields are gone, instead of failing on the first request.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  Implementation,
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../core/errors";
 
 /** SDK versions whose private fields were checked (major.minor). */
-export const TESTED_SDK_VERSIONS = ["1.32"];
+const TESTED_SDK_VERSIONS = ["1.32"];
 
 /** A transport for a session initialized earlier (maybe on another instance). */
 export function resumeTransportSession(
@@ -51,6 +59,28 @@ export function abortRequestHandler(server: McpServer | Server, requestId: strin
   controllers?.get(requestId)?.abort(reason);
 }
 
+/**
+ * A tools/call without task augmentation, for a tool registered with `taskSupport: "optional"`,
+ * goes to `handler` instead of the SDK's automatic polling. The SDK (handleAutomaticTaskPolling,
+ * private, no option to turn it off) would create a task and poll the store inside the request,
+ * which loses what the request itself carries: progress notifications, elicitation prompts, and
+ * the run's cancellation when the client goes away. The handler gets the raw arguments (the SDK
+ * has not validated them on this path) and its result is returned as is.
+ */
+export function runUntaskedCallsDirectly(
+  server: McpServer,
+  handler: (
+    args: Record<string, unknown>,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ) => Promise<CallToolResult>,
+): void {
+  (server as unknown as { handleAutomaticTaskPolling: unknown }).handleAutomaticTaskPolling = (
+    _tool: unknown,
+    request: { params: { arguments?: Record<string, unknown> } },
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ) => handler(request.params.arguments ?? {}, extra);
+}
+
 /** The installed SDK's version, read from its package.json when it can be found. */
 export function installedSdkVersion(root = process.cwd()): string | null {
   try {
@@ -80,11 +110,13 @@ export function checkSdkCompat(version: string | null = installedSdkVersion()): 
     (server as unknown as { _requestHandlerAbortControllers?: unknown })
       ._requestHandlerAbortControllers instanceof Map &&
     server.getClientCapabilities()?.elicitation !== undefined &&
-    server.getClientVersion()?.name === "probe-client";
+    server.getClientVersion()?.name === "probe-client" &&
+    typeof (McpServer.prototype as unknown as { handleAutomaticTaskPolling?: unknown })
+      .handleAutomaticTaskPolling === "function";
   if (!ok) {
     throw new AppError(
       "CONFIG_INVALID",
-      "the installed @modelcontextprotocol/sdk no longer has the private session fields server/mcp/sdk-compat.ts sets; install the pinned version with npm ci",
+      "the installed @modelcontextprotocol/sdk no longer has the private session fields or methods server/mcp/sdk-compat.ts sets; install the pinned version with npm ci",
     );
   }
   checked = true;

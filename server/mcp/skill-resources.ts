@@ -11,15 +11,15 @@ import { ErrorCode, McpError, type ServerResult } from "@modelcontextprotocol/sd
 import { z } from "zod";
 import type { SkillRecord, SkillStore } from "../core/skills";
 
-export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
-export const SKILL_INDEX_URI = "skill://index.json";
+const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+const SKILL_INDEX_URI = "skill://index.json";
 
 const fileUri = (skill: string, path: string) =>
   `skill://${skill}/${path.split("/").map(encodeURIComponent).join("/")}`;
 const digest = (sha256: string) => `sha256:${sha256}`;
 
 /** One skill's entry: the SKILL.md URI, the frontmatter verbatim, and a manifest of every file. */
-export function skillEntry(skill: SkillRecord) {
+function skillEntry(skill: SkillRecord) {
   return {
     uri: fileUri(skill.name, "SKILL.md"),
     name: skill.name,

@@ -86,7 +86,7 @@ export interface RunState {
 const PREVIEW_CHARS = 400;
 const DESCRIBE_CACHE_MS = 1_000;
 
-export function mcpSession(identity: ApiKeyIdentity, mcpSessionId: string): Session {
+function mcpSession(identity: ApiKeyIdentity, mcpSessionId: string): Session {
   return {
     id: `mcp:${mcpSessionId || identity.id}`,
     userId: identity.userId,
@@ -115,111 +115,90 @@ export function capabilitiesDocument(modules: RegisteredModule[]) {
   };
 }
 
-export function createMcpBackend(deps: {
-  db: Db;
-  engine: () => Promise<ServerEngine>;
-  publicUrl: string;
-}): McpBackend {
-  // Every MCP request builds its server, so the description is asked for on every call; the
-  // registry's own cache lives about a second, and so does this one.
-  const described = new Map<
-    string,
-    { at: number; value: Promise<{ toolDescription: string; capabilities: unknown }> }
-  >();
+type BackendDeps = { db: Db; engine: () => Promise<ServerEngine>; publicUrl: string };
+type Described = { toolDescription: string; capabilities: unknown };
+
+/**
+ * Every MCP request builds its server, so the description is asked for on every call; the
+ * registry's own cache lives about a second, and so does this one.
+ */
+function createCachedDescribe(engineOf: () => Promise<ServerEngine>): McpBackend["describe"] {
+  const described = new Map<string, { at: number; value: Promise<Described> }>();
+  return (identity) => {
+    const cacheKey = `${identity.mode}|${identity.modules.join(",")}`;
+    const hit = described.get(cacheKey);
+    if (hit && Date.now() - hit.at < DESCRIBE_CACHE_MS) return hit.value;
+    const value = (async () => {
+      const engine = await engineOf();
+      const modules = await engine.registry.mountedModules(mcpSession(identity, ""));
+      const signatures = renderModuleSignatures(modules);
+      return {
+        toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}`,
+        capabilities: capabilitiesDocument(modules),
+      };
+    })();
+    value.catch(() => described.delete(cacheKey));
+    if (described.size > 100) described.clear();
+    described.set(cacheKey, { at: Date.now(), value });
+    return value;
+  };
+}
+
+/** A pending approval as the MCP client is told about it: the arguments cut to a preview. */
+export function pendingApprovalInfo(approval: {
+  id: string;
+  capability: string;
+  category: string;
+  args: unknown;
+  expiresAt: number;
+}): PendingApprovalInfo {
+  const args = JSON.stringify(approval.args);
   return {
-    describe(identity) {
-      const cacheKey = `${identity.mode}|${identity.modules.join(",")}`;
-      const hit = described.get(cacheKey);
-      if (hit && Date.now() - hit.at < DESCRIBE_CACHE_MS) return hit.value;
-      const value = (async () => {
-        const engine = await deps.engine();
-        const modules = await engine.registry.mountedModules(mcpSession(identity, ""));
-        const signatures = renderModuleSignatures(modules);
-        return {
-          toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}`,
-          capabilities: capabilitiesDocument(modules),
-        };
-      })();
-      value.catch(() => described.delete(cacheKey));
-      if (described.size > 100) described.clear();
-      described.set(cacheKey, { at: Date.now(), value });
-      return value;
-    },
+    id: approval.id,
+    capability: approval.capability,
+    category: approval.category,
+    argsPreview:
+      args.length > PREVIEW_CHARS ? `${args.slice(0, PREVIEW_CHARS)}… (${args.length} chars)` : args,
+    expiresAt: approval.expiresAt,
+  };
+}
 
-    async execute({
-      identity,
-      sessionId,
+function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execute"] {
+  return async ({
+    identity,
+    sessionId,
+    code,
+    title,
+    requestId,
+    signal,
+    onApprovalPending,
+    onApprovalSettled,
+    onRunStarted,
+  }) => {
+    const engine = await engineOf();
+    const { envelope } = await engine.run({
       code,
-      title,
-      requestId,
+      session: mcpSession(identity, sessionId),
+      ...(title ? { title } : {}),
+      ...(requestId ? { mcpRequestId: requestId } : {}),
       signal,
-      onApprovalPending,
-      onApprovalSettled,
-      onRunStarted,
-    }) {
-      const engine = await deps.engine();
-      const { envelope } = await engine.run({
-        code,
-        session: mcpSession(identity, sessionId),
-        ...(title ? { title } : {}),
-        ...(requestId ? { mcpRequestId: requestId } : {}),
-        signal,
-        onEvent(event) {
-          if (event.type === "run.started") {
-            onRunStarted?.(event.runId);
-          } else if (event.type === "approval.requested") {
-            const args = JSON.stringify(event.approval.args);
-            onApprovalPending({
-              id: event.approval.id,
-              capability: event.approval.capability,
-              category: event.approval.category,
-              argsPreview:
-                args.length > PREVIEW_CHARS
-                  ? `${args.slice(0, PREVIEW_CHARS)}… (${args.length} chars)`
-                  : args,
-              expiresAt: event.approval.expiresAt,
-            });
-          } else if (event.type === "approval.decided" || event.type === "approval.expired") {
-            onApprovalSettled(event.approvalId);
-          }
-        },
-      });
-      return envelope;
-    },
+      onEvent(event) {
+        if (event.type === "run.started") {
+          onRunStarted?.(event.runId);
+        } else if (event.type === "approval.requested") {
+          onApprovalPending(pendingApprovalInfo(event.approval));
+        } else if (event.type === "approval.decided" || event.type === "approval.expired") {
+          onApprovalSettled(event.approvalId);
+        }
+      },
+    });
+    return envelope;
+  };
+}
 
-    async image(identity, assetId) {
-      const asset = await deps.db.imageAsset.findUnique({
-        where: { id: assetId },
-        select: { mime: true, bytes: true, userId: true },
-      });
-      if (!asset || asset.userId !== identity.userId) return null;
-      return { mime: asset.mime, base64: Buffer.from(asset.bytes).toString("base64") };
-    },
-
-    async answerFromClient(identity, approvalId, answer) {
-      if (answer !== "deny") {
-        throw new AppError(
-          "FORBIDDEN",
-          "An API key cannot approve its own requests; approve it in the console.",
-        );
-      }
-      const engine = await deps.engine();
-      const approval = await deps.db.approval.findUnique({
-        where: { id: approvalId },
-        select: { apiKeyId: true },
-      });
-      if (!approval || approval.apiKeyId !== identity.id) return;
-      await engine.approvals.decide({
-        approvalId,
-        answer: "deny",
-        decidedBy: {
-          userId: null,
-          apiKeyId: null,
-          label: `key "${identity.name}" (declined in the MCP client)`,
-        },
-      });
-    },
-
+/** The key's runs: cancelling one by its MCP request, its state, the latest ones. */
+function createRunQueries(deps: BackendDeps): Pick<McpBackend, "cancelRequest" | "runState" | "recentRuns"> {
+  return {
     async cancelRequest(identity, mcpSessionId, requestId) {
       const engine = await deps.engine();
       // A run started moments ago may have its row still queued for a group commit.
@@ -268,6 +247,47 @@ export function createMcpBackend(deps: {
         orderBy: { startedAt: "desc" },
         take: limit,
         select: { id: true, title: true, status: true },
+      });
+    },
+  };
+}
+
+export function createMcpBackend(deps: BackendDeps): McpBackend {
+  return {
+    describe: createCachedDescribe(deps.engine),
+    execute: createExecute(deps.engine),
+    ...createRunQueries(deps),
+
+    async image(identity, assetId) {
+      const asset = await deps.db.imageAsset.findUnique({
+        where: { id: assetId },
+        select: { mime: true, bytes: true, userId: true },
+      });
+      if (!asset || asset.userId !== identity.userId) return null;
+      return { mime: asset.mime, base64: Buffer.from(asset.bytes).toString("base64") };
+    },
+
+    async answerFromClient(identity, approvalId, answer) {
+      if (answer !== "deny") {
+        throw new AppError(
+          "FORBIDDEN",
+          "An API key cannot approve its own requests; approve it in the console.",
+        );
+      }
+      const engine = await deps.engine();
+      const approval = await deps.db.approval.findUnique({
+        where: { id: approvalId },
+        select: { apiKeyId: true },
+      });
+      if (!approval || approval.apiKeyId !== identity.id) return;
+      await engine.approvals.decide({
+        approvalId,
+        answer: "deny",
+        decidedBy: {
+          userId: null,
+          apiKeyId: null,
+          label: `key "${identity.name}" (declined in the MCP client)`,
+        },
       });
     },
 

@@ -13,9 +13,9 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { Db } from "../db";
 
-export const TASK_POLL_INTERVAL_MS = 1000;
+const TASK_POLL_INTERVAL_MS = 1000;
 /** Results are kept a day unless the client asks for less; a client that comes back later gets NOT_FOUND. */
-export const TASK_MAX_TTL_MS = 24 * 60 * 60_000;
+const TASK_MAX_TTL_MS = 24 * 60 * 60_000;
 const PAGE = 50;
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 const OPEN = ["working", "input_required"];
@@ -131,12 +131,6 @@ export function createMcpTaskStore(db: Db, apiKeyId: string, instanceId: () => P
   };
 }
 
-/** Whether a task was cancelled (tasks/cancel) while its action ran: the action is stopped then. */
-export async function isTaskCancelled(db: Db, taskId: string): Promise<boolean> {
-  const row = await db.mcpTask.findUnique({ where: { id: taskId }, select: { status: true } });
-  return row?.status === "cancelled";
-}
-
 /** How a task ends when its process died: from its run's final state, or with nothing run. */
 function orphanEnd(
   taskId: string,
@@ -180,8 +174,8 @@ function orphanEnd(
  * Recovery for MCP tasks, after the runs' own (recoverAfterRestart marks a dead process's runs
  * `interrupted` first): every open task whose process is gone ends from its run, so a client
  * polling tasks/get on another instance or after a restart learns the truth. A task whose run
- * still says running waits for the next sweep. Tasks without an instance (from before tasks were bound to an instance)
- * are left alone: nothing links them to a run. Returns how many tasks it ended.
+ * still says running waits for the next sweep. Tasks without an instance (created before tasks
+ * recorded their process) are left alone: nothing links them to a run. Returns how many tasks it ended.
  */
 export async function endOrphanedTasks(
   db: Db,

@@ -8,20 +8,19 @@
  * them to `onTools` (the pin check); a `tools/list_changed` notification does the same.
  */
 import { createHash } from "node:crypto";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../../core/errors";
+import {
+  explainConnectError,
+  httpStatusOf,
+  toolChangedError,
+  unavailableError,
+  upstreamCallError,
+} from "./connection-errors";
+import { type Connection, listUpstreamTools, openConnection, type ServerState } from "./connection-open";
 import { toolHash, type UpstreamTool } from "./tools";
 
-export const STDERR_TAIL_CHARS = 16_000;
+export { explainConnectError } from "./connection-errors";
 
 /** What a connection needs, secrets already resolved. */
 export interface ConnectionConfig {
@@ -59,30 +58,6 @@ export interface ConnectionManagerOptions {
   onTools?(name: string, tools: UpstreamTool[]): void | Promise<void>;
 }
 
-interface Connection {
-  key: string;
-  config: ConnectionConfig;
-  client: Client;
-  transport: Transport;
-  ready: Promise<void>;
-  open: boolean;
-  inflight: number;
-  lastUsed: number;
-  pid: number | null;
-  closing: boolean;
-  /** Pin hash of each tool as last listed on this connection. */
-  toolHashes: Map<string, string>;
-  listedAt: number;
-}
-
-interface ServerState {
-  connection?: Connection;
-  crashes: number;
-  retryAt: number;
-  stderr: string;
-  stderrDirty: boolean;
-}
-
 export interface ConnectionManager {
   /** Calls a tool; the signal cancels it upstream (notifications/cancelled). */
   callTool(
@@ -108,49 +83,6 @@ function configKey(config: ConnectionConfig): string {
   return createHash("sha256").update(JSON.stringify(rest)).digest("hex");
 }
 
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function httpStatusOf(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "number" && code >= 100 && code < 600 ? code : undefined;
-}
-
-/** The fix for a connection failure, named in the server's status. */
-export function explainConnectError(config: ConnectionConfig, error: unknown): ConnectionStatus {
-  const message = describeError(error);
-  if (config.transport === "http") {
-    const status = httpStatusOf(error);
-    if (status === 401 || /\b401\b/.test(message)) {
-      return {
-        status: "unauthorized",
-        lastError: `${config.url} answered 401 Unauthorized: set the Authorization header (for example "Bearer {{secret:TOKEN}}") and its secret on the server's page`,
-      };
-    }
-    if (status === 403) {
-      return {
-        status: "unauthorized",
-        lastError: `${config.url} answered 403 Forbidden: the credential lacks access`,
-      };
-    }
-    if (/ECONNREFUSED|fetch failed|ENOTFOUND/.test(message)) {
-      return {
-        status: "error",
-        lastError: `cannot reach ${config.url} (${message}): is the server running, and is the URL right?`,
-      };
-    }
-    return { status: "error", lastError: `connecting to ${config.url} failed: ${message}` };
-  }
-  if (/ENOENT/.test(message)) {
-    return {
-      status: "error",
-      lastError: `command "${config.command}" was not found on PATH (${message}): install it or give its absolute path`,
-    };
-  }
-  return { status: "error", lastError: `starting "${config.command}" failed: ${message}` };
-}
-
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new AppError("CONFLICT", "the run has ended"));
@@ -165,6 +97,93 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** One tools/call on a live connection; the run's signal cancels it upstream. */
+async function callOnConnection(
+  c: Connection,
+  tool: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<CallToolResult> {
+  c.inflight += 1;
+  c.lastUsed = Date.now();
+  // One signal per call: the SDK keeps its abort listener, and a run makes many calls.
+  const cancel = new AbortController();
+  const onAbort = () => cancel.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) cancel.abort(signal.reason);
+  try {
+    return (await c.client.callTool({ name: tool, arguments: args }, undefined, {
+      timeout: c.config.callTimeoutMs,
+      signal: cancel.signal,
+    })) as CallToolResult;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    c.inflight -= 1;
+    c.lastUsed = Date.now();
+  }
+}
+
+/** Stopping ToolStore ends every child, also on an exit that skips close(). Returns the unhook. */
+function killOnExit(states: Map<string, ServerState>): () => void {
+  const killAll = () => {
+    for (const state of states.values()) {
+      const pid = state.connection?.pid;
+      if (pid) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+  };
+  process.on("exit", killAll);
+  return () => process.off("exit", killAll);
+}
+
+/** Closes connections unused for `idleMs`; a server whose stderr grew gets its status (and tail) written. */
+function sweepIdle(
+  states: Map<string, ServerState>,
+  idleMs: number,
+  stop: (name: string, connection: Connection) => Promise<void>,
+  report: (name: string, status: ConnectionStatus) => void,
+): void {
+  const now = Date.now();
+  for (const [name, state] of states) {
+    const c = state.connection;
+    if (c && c.inflight === 0 && now - c.lastUsed > idleMs) {
+      void stop(name, c).then(() => report(name, { status: "stopped", lastError: null }));
+    } else if (state.stderrDirty) {
+      report(name, { status: c?.open ? "ready" : "stopped" });
+    }
+  }
+}
+
+/**
+ * The stdio process to stop so a new one fits under the cap: the least recently used idle one,
+ * or none while there is room. All busy: LIMIT_EXCEEDED.
+ */
+function processToStop(
+  states: Map<string, ServerState>,
+  maxProcesses: number,
+): { name: string; connection: Connection } | null {
+  const live = [...states.entries()].filter(
+    ([, s]) => s.connection && s.connection.config.transport === "stdio",
+  );
+  if (live.length < maxProcesses) return null;
+  const idle = live
+    .filter(([, s]) => s.connection && s.connection.inflight === 0)
+    .sort(([, a], [, b]) => (a.connection?.lastUsed ?? 0) - (b.connection?.lastUsed ?? 0));
+  const victim = idle[0];
+  if (!victim?.[1].connection) {
+    throw new AppError(
+      "LIMIT_EXCEEDED",
+      `all ${maxProcesses} MCP server processes are busy; try again when a call finishes`,
+    );
+  }
+  return { name: victim[0], connection: victim[1].connection };
 }
 
 export function createConnectionManager(options: ConnectionManagerOptions = {}): ConnectionManager {
@@ -193,33 +212,9 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
     );
   };
 
-  // Stopping ToolStore ends every child, also on an exit that skips close().
-  const killAll = () => {
-    for (const state of states.values()) {
-      const pid = state.connection?.pid;
-      if (pid) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
-    }
-  };
-  process.on("exit", killAll);
-
+  const unhookExit = killOnExit(states);
   const idleTimer = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [name, state] of states) {
-        const c = state.connection;
-        if (c && c.inflight === 0 && now - c.lastUsed > idleMs) {
-          void stop(name, c).then(() => report(name, { status: "stopped", lastError: null }));
-        } else if (state.stderrDirty) {
-          report(name, { status: c?.open ? "ready" : "stopped" });
-        }
-      }
-    },
+    () => sweepIdle(states, idleMs, stop, report),
     Math.max(1000, Math.min(idleMs / 4, 5000)),
   );
   idleTimer.unref();
@@ -233,40 +228,12 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
   }
 
   async function makeRoom(): Promise<void> {
-    const live = [...states.entries()].filter(
-      ([, s]) => s.connection && s.connection.config.transport === "stdio",
-    );
-    if (live.length < maxProcesses) return;
-    const idle = live
-      .filter(([, s]) => s.connection && s.connection.inflight === 0)
-      .sort(([, a], [, b]) => (a.connection?.lastUsed ?? 0) - (b.connection?.lastUsed ?? 0));
-    const victim = idle[0];
-    if (!victim?.[1].connection) {
-      throw new AppError(
-        "LIMIT_EXCEEDED",
-        `all ${maxProcesses} MCP server processes are busy; try again when a call finishes`,
-      );
-    }
-    await stop(victim[0], victim[1].connection);
+    const victim = processToStop(states, maxProcesses);
+    if (victim) await stop(victim.name, victim.connection);
   }
 
   async function syncTools(connection: Connection): Promise<UpstreamTool[]> {
-    const tools: UpstreamTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await connection.client.listTools(cursor ? { cursor } : {}, {
-        timeout: connection.config.callTimeoutMs,
-      });
-      for (const t of page.tools) {
-        tools.push({
-          name: t.name,
-          description: t.description ?? "",
-          inputSchema: (t.inputSchema ?? { type: "object" }) as Record<string, unknown>,
-          annotations: (t.annotations ?? {}) as Record<string, unknown>,
-        });
-      }
-      cursor = page.nextCursor;
-    } while (cursor);
+    const tools = await listUpstreamTools(connection.client, connection.config.callTimeoutMs);
     connection.toolHashes = new Map(tools.map((t) => [t.name, toolHash(t)]));
     connection.listedAt = Date.now();
     await options.onTools?.(connection.config.name, tools);
@@ -275,84 +242,16 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
 
   function connect(config: ConnectionConfig): Connection {
     const state = stateOf(config.name);
-    const client = new Client({ name: "toolstore", version: "0.1.0" }, { capabilities: {} });
-    let transport: Transport;
-    let stdio: StdioClientTransport | undefined;
-    if (config.transport === "stdio") {
-      if (!config.command) throw new AppError("CONFIG_INVALID", `server "${config.name}" has no command`);
-      stdio = new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
-        env: config.env ?? {},
-        stderr: "pipe",
-        ...(config.cwd ? { cwd: config.cwd } : {}),
-      });
-      stdio.stderr?.on("data", (chunk: Buffer) => {
-        state.stderr = (state.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
-        state.stderrDirty = true;
-      });
-      transport = stdio;
-    } else {
-      if (!config.url) throw new AppError("CONFIG_INVALID", `server "${config.name}" has no url`);
-      transport = new StreamableHTTPClientTransport(new URL(config.url), {
-        requestInit: { headers: config.headers ?? {} },
-      });
-    }
-    const connection: Connection = {
-      key: configKey(config),
-      config,
-      client,
-      transport,
-      open: false,
-      inflight: 0,
-      lastUsed: Date.now(),
-      pid: null,
-      closing: false,
-      toolHashes: new Map(),
-      listedAt: 0,
-      ready: Promise.resolve(),
-    };
-    client.onclose = () => {
-      const wasOpen = connection.open;
-      connection.open = false;
-      if (state.connection === connection) state.connection = undefined;
-      if (connection.closing || closed) return;
-      state.crashes += 1;
-      state.retryAt = Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** (state.crashes - 1));
-      report(config.name, {
-        status: "error",
-        lastError: wasOpen
-          ? `the server's ${config.transport === "stdio" ? "process exited" : "connection closed"}; it restarts on the next call`
-          : "the server closed the connection while starting",
-      });
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      await syncTools(connection).catch(() => undefined);
-    });
-    state.connection = connection;
-    report(config.name, { status: "connecting", lastError: null });
-    connection.ready = (async () => {
-      try {
-        await client.connect(transport, { timeout: config.callTimeoutMs });
-        connection.pid = stdio?.pid ?? null;
-        connection.open = true;
-        await syncTools(connection);
-        report(config.name, { status: "ready", lastError: null });
-      } catch (error) {
-        connection.closing = true;
-        if (state.connection === connection) state.connection = undefined;
-        await client.close().catch(() => undefined);
+    return openConnection(config, configKey(config), {
+      state,
+      report: (status) => report(config.name, status),
+      syncTools,
+      closed: () => closed,
+      backOff() {
         state.crashes += 1;
         state.retryAt = Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** (state.crashes - 1));
-        const status = explainConnectError(config, error);
-        report(config.name, status);
-        throw new AppError("CONFIG_INVALID", `MCP server "${config.name}": ${status.lastError}`, {
-          details: { error: "upstream_unavailable", reason: status.lastError },
-        });
-      }
-    })();
-    connection.ready.catch(() => undefined);
-    return connection;
+      },
+    });
   }
 
   async function connected(config: ConnectionConfig, signal?: AbortSignal): Promise<Connection> {
@@ -377,65 +276,15 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
     return c;
   }
 
-  function upstreamFailure(config: ConnectionConfig, tool: string, error: unknown): Error {
-    if (error instanceof AppError) return error;
-    const state = stateOf(config.name);
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new AppError(
-        "LIMIT_EXCEEDED",
-        `${config.name}.${tool} timed out after ${config.callTimeoutMs} ms`,
-        {
-          details: {
-            error: "timeout",
-            reason: `the call was cancelled upstream after ${config.callTimeoutMs} ms`,
-          },
-        },
-      );
-    }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-      const tail = state.stderr.trim().split("\n").slice(-3).join(" | ");
-      return new AppError(
-        "INTERNAL",
-        `MCP server "${config.name}" ${config.transport === "stdio" ? "process exited" : "connection closed"} during the call to ${tool}; it restarts on the next call${tail ? ` (stderr: ${tail.slice(0, 500)})` : ""}`,
-        { details: { error: "upstream_crashed", reason: "the upstream process exited during the call" } },
-      );
-    }
-    if (error instanceof McpError) {
-      return new Error(`${config.name} rejected the call to ${tool}: ${error.message}`);
-    }
-    return new Error(`${config.name}: ${describeError(error)}`);
-  }
-
   return {
     async callTool(config, tool, args, callOptions = {}) {
       const { signal, expectHash } = callOptions;
       const c = await connected(config, signal);
       if (Date.now() - c.listedAt > relistMs) await syncTools(c);
       const listed = c.toolHashes.get(tool);
-      if (expectHash && listed !== expectHash) {
-        // The upstream swapped the tool after it was accepted: it waits for review again.
-        throw new AppError(
-          "GATE_DENIED",
-          listed
-            ? `${config.name}.${tool} changed upstream since it was accepted; it waits for an admin's review`
-            : `${config.name} no longer lists the tool ${tool}`,
-          {
-            details: { error: "permission_denied", reason: "the tool changed upstream and waits for review" },
-          },
-        );
-      }
-      c.inflight += 1;
-      c.lastUsed = Date.now();
-      // One signal per call: the SDK keeps its abort listener, and a run makes many calls.
-      const cancel = new AbortController();
-      const onAbort = () => cancel.abort(signal?.reason);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (signal?.aborted) cancel.abort(signal.reason);
+      if (expectHash && listed !== expectHash) throw toolChangedError(config, tool, listed);
       try {
-        const result = (await c.client.callTool({ name: tool, arguments: args }, undefined, {
-          timeout: config.callTimeoutMs,
-          signal: cancel.signal,
-        })) as CallToolResult;
+        const result = await callOnConnection(c, tool, args, signal);
         stateOf(config.name).crashes = 0;
         return result;
       } catch (error) {
@@ -445,15 +294,9 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
           // A credential revoked after connecting: the server's status names it, as at connect.
           const status = explainConnectError(config, error);
           report(config.name, status);
-          throw new AppError("CONFIG_INVALID", `MCP server "${config.name}": ${status.lastError}`, {
-            details: { error: "upstream_unavailable", reason: status.lastError },
-          });
+          throw unavailableError(config, status);
         }
-        throw upstreamFailure(config, tool, error);
-      } finally {
-        signal?.removeEventListener("abort", onAbort);
-        c.inflight -= 1;
-        c.lastUsed = Date.now();
+        throw upstreamCallError(config, tool, error, stateOf(config.name).stderr);
       }
     },
     async listTools(config) {
@@ -484,7 +327,7 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
       await Promise.allSettled(
         [...states.entries()].map(([name, s]) => (s.connection ? stop(name, s.connection) : undefined)),
       );
-      process.off("exit", killAll);
+      unhookExit();
     },
   };
 }
