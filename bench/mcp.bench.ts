@@ -18,7 +18,7 @@ import { createMcpHttpHandler } from "../server/mcp/http";
 import { serveFetchHandler } from "../server/mcp/node-adapter";
 import { syncToolsetsFolder } from "../server/modules/toolsets";
 import { createApiKey } from "../server/services/api-keys";
-import { createMcpBackend } from "../server/services/mcp-backend";
+import { createMcpBackend } from "../server/mcp/mcp-backend";
 import { type Benchmark, type BenchReport, ms, summarize } from "./harness";
 
 const CLIENTS = 8;

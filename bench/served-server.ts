@@ -96,7 +96,7 @@ async function startToolStore() {
   const { createMcpHttpHandler } = await import("../server/mcp/http");
   const { createApiKey } = await import("../server/services/api-keys");
   const { startServerEngine } = await import("../server/engine");
-  const { createMcpBackend } = await import("../server/services/mcp-backend");
+  const { createMcpBackend } = await import("../server/mcp/mcp-backend");
   const { syncToolsetsFolder } = await import("../server/modules/toolsets");
 
   const target = parseDatabaseUrl(process.env.BENCH_DATABASE_URL ?? "");

@@ -12,7 +12,7 @@ import { createInstanceChannel } from "../server/infra/instance-channel";
 import { instanceAddress } from "../server/infra/instances";
 import { createMcpHttpHandler } from "../server/mcp/http";
 import { serveFetchHandler } from "../server/mcp/node-adapter";
-import { createMcpBackend } from "../server/services/mcp-backend";
+import { createMcpBackend } from "../server/mcp/mcp-backend";
 
 const env = loadEnv();
 const port = Number(process.env.FAULT_PORT ?? "0");

@@ -15,9 +15,9 @@ import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { createInstanceChannel, type InstanceChannel } from "../infra/instance-channel";
 import { createMcpHttpHandler } from "../mcp/http";
+import { createMcpBackend } from "../mcp/mcp-backend";
 import { serveFetchHandler } from "../mcp/node-adapter";
 import { createApiKey } from "../services/api-keys";
-import { createMcpBackend } from "../services/mcp-backend";
 import { type ServerEngine, startServerEngine } from "./index";
 import {
   freePort,

@@ -8,8 +8,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { ApiKeyIdentity } from "../services/api-keys";
-import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
 import type { ExecuteExtra } from "./execute-tool";
+import type { McpBackend, PendingApprovalInfo } from "./mcp-backend";
 
 export const ELICIT_META_KEY = "toolstore/approvalId";
 /** Answers a client's prompt can give. Approving is the console's: a key never approves its own request. */

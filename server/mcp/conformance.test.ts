@@ -17,8 +17,8 @@ import { deployMigrations } from "../db/migrate";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
 import { syncToolsetsFolder } from "../modules/toolsets";
 import { createApiKey } from "../services/api-keys";
-import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
+import { createMcpBackend } from "./mcp-backend";
 import { serveFetchHandler } from "./node-adapter";
 
 const execFileAsync = promisify(execFile);

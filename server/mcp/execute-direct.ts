@@ -6,10 +6,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKeyIdentity } from "../services/api-keys";
-import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
 import { envelopeResult, RUN_RESOURCE_PREFIX } from "../services/mcp-tasks";
 import { createApprovalPrompts } from "./approval-prompts";
 import type { ExecuteArgs, ExecuteExtra } from "./execute-tool";
+import type { McpBackend, PendingApprovalInfo } from "./mcp-backend";
 import { createProgressReporter } from "./progress";
 
 const PROGRESS_EVERY_MS = 5_000;

@@ -2,9 +2,9 @@ import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks"
 import { afterEach, describe, expect, it } from "vitest";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { ApiKeyIdentity } from "../services/api-keys";
-import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
 import { RUN_META_KEY } from "../services/mcp-tasks";
 import { runAsTask } from "./execute-task";
+import type { McpBackend, PendingApprovalInfo } from "./mcp-backend";
 
 const identity: ApiKeyIdentity = {
   id: "key_1",

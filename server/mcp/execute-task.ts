@@ -12,10 +12,10 @@ import type {
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKeyIdentity } from "../services/api-keys";
-import type { McpBackend, PendingApprovalInfo } from "../services/mcp-backend";
 import { envelopeResult, taskRunRequestId } from "../services/mcp-tasks";
 import type { ExecuteHandler } from "./execute-direct";
 import { type ExecuteArgs, executeInputSchema, executeToolConfig, TASK_POLL_MS } from "./execute-tool";
+import type { McpBackend, PendingApprovalInfo } from "./mcp-backend";
 import { runUntaskedCallsDirectly } from "./sdk-compat";
 
 interface TaskRunContext {

@@ -19,9 +19,9 @@ import {
 import type { Db } from "../db";
 import { createRequestGuard, type RequestGuard } from "../http/request-guard";
 import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
-import type { McpBackend } from "../services/mcp-backend";
 import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
+import type { McpBackend } from "./mcp-backend";
 import { abortRequestHandler, checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
 import { createMcpServer } from "./server";
 

@@ -16,8 +16,8 @@ import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { type ServerEngine, startServerEngine } from "../engine";
 import { createApiKey } from "../services/api-keys";
-import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
+import { createMcpBackend } from "./mcp-backend";
 import { serveFetchHandler } from "./node-adapter";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-mcp-cancel-"));

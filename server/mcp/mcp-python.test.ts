@@ -21,8 +21,8 @@ import { deployMigrations } from "../db/migrate";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
 import { publishToolset, updateToolsetSettings } from "../modules/toolsets";
 import { createApiKey } from "../services/api-keys";
-import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
+import { createMcpBackend } from "./mcp-backend";
 import { serveFetchHandler } from "./node-adapter";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../core/python/fixtures");

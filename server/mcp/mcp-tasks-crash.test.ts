@@ -27,9 +27,9 @@ import {
 } from "../engine/testing/served-process";
 import { createInstanceChannel, type InstanceChannel } from "../infra/instance-channel";
 import { createApiKey } from "../services/api-keys";
-import { createMcpBackend } from "../services/mcp-backend";
 import { RUN_META_KEY } from "../services/mcp-tasks";
 import { createMcpHttpHandler } from "./http";
+import { createMcpBackend } from "./mcp-backend";
 import { serveFetchHandler } from "./node-adapter";
 
 const HEARTBEAT_MS = 1_000;

@@ -25,8 +25,8 @@ import { pgConfigFromUrl } from "../db/provider";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
 import { syncToolsetsFolder } from "../modules/toolsets";
 import { createApiKey } from "../services/api-keys";
-import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
+import { createMcpBackend } from "./mcp-backend";
 import { serveFetchHandler } from "./node-adapter";
 
 const PIXEL =

@@ -20,8 +20,8 @@ import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engi
 import { createEventBus, type EventBus } from "../infra/events";
 import { syncToolsetsFolder } from "../modules/toolsets";
 import { createApiKey, KEY_CACHE_MS, revokeApiKey } from "../services/api-keys";
-import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
+import { createMcpBackend } from "./mcp-backend";
 import { serveFetchHandler } from "./node-adapter";
 
 const execFileAsync = promisify(execFile);

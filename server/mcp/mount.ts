@@ -4,9 +4,9 @@ import { getEngine } from "../engine";
 import { loadEnv, publicUrl } from "../env";
 import { getRequestGuard } from "../http/request-guard";
 import { processSingleton } from "../infra/process-singletons";
-import type { McpBackend } from "../services/mcp-backend";
-import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
+import type { McpBackend } from "./mcp-backend";
+import { createMcpBackend } from "./mcp-backend";
 
 export function getMcpBackend(): McpBackend {
   return processSingleton("mcpBackend", () =>

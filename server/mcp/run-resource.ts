@@ -6,9 +6,9 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKeyIdentity } from "../services/api-keys";
-import type { McpBackend } from "../services/mcp-backend";
 // Defined beside the task store, which names the run in an interrupted task's status.
 import { RUN_RESOURCE_PREFIX } from "../services/mcp-tasks";
+import type { McpBackend } from "./mcp-backend";
 
 const LISTED_RUNS = 20;
 /** JSON-RPC "resource not found" (the MCP spec's code for an unknown URI). */

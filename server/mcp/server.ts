@@ -6,10 +6,10 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ApiKeyIdentity } from "../services/api-keys";
-import type { McpBackend } from "../services/mcp-backend";
 import { createExecuteDirect } from "./execute-direct";
 import { registerExecuteTask } from "./execute-task";
 import { executeToolConfig, TASK_POLL_MS } from "./execute-tool";
+import type { McpBackend } from "./mcp-backend";
 import { registerRunResource } from "./run-resource";
 import { createSharedSchemaValidator } from "./schema-validator";
 import { registerSkillResources } from "./skill-resources";

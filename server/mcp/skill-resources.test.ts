@@ -16,8 +16,8 @@ import { deployMigrations } from "../db/migrate";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
 import { syncSkillsFolder } from "../modules/skills";
 import { createApiKey } from "../services/api-keys";
-import { createMcpBackend } from "../services/mcp-backend";
 import { createMcpHttpHandler } from "./http";
+import { createMcpBackend } from "./mcp-backend";
 import { serveFetchHandler } from "./node-adapter";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-mcp-skills-"));

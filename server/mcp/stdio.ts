@@ -7,7 +7,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import { verifyApiKey } from "../services/api-keys";
-import type { McpBackend } from "../services/mcp-backend";
+import type { McpBackend } from "./mcp-backend";
 import { createMcpServer } from "./server";
 
 export async function serveMcpOverStdio(options: {

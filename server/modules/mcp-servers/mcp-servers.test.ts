@@ -21,8 +21,8 @@ import { createScriptedApprover, testSession } from "../../core/testing/fixtures
 import { createMemoryPorts, type MemoryPorts } from "../../core/testing/memory-ports";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
+import { capabilitiesDocument } from "../../mcp/mcp-backend";
 import { createCapabilityCategoryLookup } from "../../services/capability-categories";
-import { capabilitiesDocument } from "../../services/mcp-backend";
 import {
   categorizeTools,
   createMcpModuleSource,

@@ -13,7 +13,7 @@ import { SHIPPED_MODULE_NAMES, shippedToolsets } from "@/server/core/testing/shi
 import type { Db } from "@/server/db";
 import type { ServerEngine } from "@/server/engine";
 import { buildToolsetModule } from "@/server/modules/toolsets";
-import { createMcpBackend } from "@/server/services/mcp-backend";
+import { createMcpBackend } from "@/server/mcp/mcp-backend";
 import { playgroundModules } from "@/server/services/playground";
 import { Params } from "./params";
 

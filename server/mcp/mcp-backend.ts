@@ -16,8 +16,8 @@ import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { SkillStore } from "../core/skills";
 import type { Db } from "../db";
 import type { ServerEngine } from "../engine";
-import type { ApiKeyIdentity } from "./api-keys";
-import { createMcpTaskStore } from "./mcp-tasks";
+import type { ApiKeyIdentity } from "../services/api-keys";
+import { createMcpTaskStore } from "../services/mcp-tasks";
 
 /** What the MCP surface (server/mcp) needs from the engine; server/mcp only adapts the protocol. */
 export interface PendingApprovalInfo {
