@@ -24,7 +24,7 @@ import {
   type ToolsetDiff,
   type ToolsetFiles,
 } from "../../core/toolsets";
-import type { Db } from "../../db";
+import type { Db, Prisma } from "../../db";
 import { parsePythonToolset } from "../../services/python-runtime";
 import { parseHosts, versionView } from "./rows";
 
@@ -162,12 +162,8 @@ export async function publishToolset(db: Db, input: PublishInput): Promise<Publi
   }
 }
 
-async function publishCompiled(
-  db: Db,
-  compiled: CompiledToolset,
-  input: PublishInput,
-): Promise<PublishResult> {
-  const { name } = compiled;
+/** A module name belongs to one source: a toolset may not take a built-in's or an MCP server's. */
+async function assertModuleNameFree(db: Db, name: string): Promise<void> {
   const foreign = await db.capability.findFirst({
     where: { module: name, source: { not: "toolset" } },
     select: { source: true },
@@ -178,6 +174,9 @@ async function publishCompiled(
       `module name "${name}" is taken by a ${foreign.source} module; rename the toolset folder`,
     );
   }
+}
+
+async function readCurrent(db: Db, name: string) {
   const existing = await db.toolset.findUnique({
     where: { name },
     select: { id: true, timeoutMs: true, allowedHosts: true, currentVersionId: true },
@@ -188,41 +187,34 @@ async function publishCompiled(
         select: { version: true, contentHash: true, doc: true, source: true, bindings: true, language: true },
       })
     : null;
+  return { existing, current };
+}
 
-  if (current && current.contentHash === compiled.contentHash) {
-    return {
-      status: "unchanged",
-      name,
-      version: current.version,
-      contentHash: current.contentHash,
-      changes: [],
-      warnings: compiled.warnings,
-      pendingCategories: [],
-      message: `${name} is already at v${current.version} (hash ${shortHash(current.contentHash)}); nothing published`,
-    };
-  }
+type Existing = Awaited<ReturnType<typeof readCurrent>>["existing"];
+type Op = Prisma.PrismaPromise<unknown>;
 
-  const previous = current ? versionView(current) : undefined;
-  const diff = previous ? diffToolsetVersions(previous, compiled) : undefined;
-  const toolsetId = existing?.id ?? randomUUID();
-  const versionId = randomUUID();
-  const maxVersion = existing
-    ? ((await db.toolsetVersion.aggregate({ where: { toolsetId }, _max: { version: true } }))._max.version ??
-      0)
-    : 0;
-  const version = maxVersion + 1;
+interface NewVersion {
+  compiled: CompiledToolset;
+  input: PublishInput;
+  toolsetId: string;
+  versionId: string;
+  version: number;
+  declaredBefore: ReturnType<typeof versionView>["declarations"] | undefined;
+}
+
+/** The toolset row (created, or pointed at the new version with its declared hosts and timeout) and the version row. */
+function toolsetOps(db: Db, existing: Existing, v: NewVersion): Op[] {
+  const { compiled, toolsetId, versionId } = v;
   const declared = compiled.declarations;
-  const declaredBefore = previous ? previous.declarations : undefined;
-
-  const ops = [];
+  const ops: Op[] = [];
   if (existing) {
     const hosts = applyDeclaredHosts(
       parseHosts(existing.allowedHosts),
-      declaredBefore?.hosts,
+      v.declaredBefore?.hosts,
       declared.hosts,
     );
     const timeoutChanged =
-      declared.timeoutMs !== undefined && declared.timeoutMs !== declaredBefore?.timeoutMs;
+      declared.timeoutMs !== undefined && declared.timeoutMs !== v.declaredBefore?.timeoutMs;
     ops.push(
       db.toolset.update({
         where: { id: toolsetId },
@@ -240,7 +232,7 @@ async function publishCompiled(
       db.toolset.create({
         data: {
           id: toolsetId,
-          name,
+          name: compiled.name,
           description: compiled.description,
           currentVersionId: versionId,
           allowedHosts: JSON.stringify(declared.hosts),
@@ -255,26 +247,36 @@ async function publishCompiled(
       data: {
         id: versionId,
         toolsetId,
-        version,
+        version: v.version,
         source: compiled.source,
         doc: compiled.doc,
         compiledJs: compiled.compiledJs,
         contentHash: compiled.contentHash,
         bindings: JSON.stringify(compiled.bindings),
         language: compiled.language,
-        origin: input.origin,
-        publishedById: input.userId ?? null,
+        origin: v.input.origin,
+        publishedById: v.input.userId ?? null,
       },
       select: { id: true },
     }),
   );
+  return ops;
+}
 
+/**
+ * One Capability row per binding at the new version (a new one with its first category change),
+ * the rows of bindings that are gone made inactive, and the category changes that now wait.
+ */
+async function capabilityOps(db: Db, v: NewVersion): Promise<{ ops: Op[]; pending: PendingCategory[] }> {
+  const { compiled, version } = v;
+  const { name } = compiled;
   const capabilities = await db.capability.findMany({
     where: { module: name },
     select: { id: true, name: true, category: true, declaredCategory: true, pendingCategory: true },
   });
   const byName = new Map(capabilities.map((c) => [c.name, c]));
-  const pendingCategories: PendingCategory[] = [];
+  const ops: Op[] = [];
+  const pending: PendingCategory[] = [];
   for (const binding of compiled.bindings) {
     const wire = capabilityName(name, binding.name);
     const row = byName.get(wire);
@@ -287,6 +289,7 @@ async function publishCompiled(
     };
     if (!row) {
       const capabilityId = randomUUID();
+      const file = compiled.language === "python" ? "toolset.py" : "toolset.ts";
       ops.push(
         db.capability.create({
           data: {
@@ -307,8 +310,8 @@ async function publishCompiled(
             toCategory: binding.category,
             reason: binding.categoryPending
               ? `first published in ${name} v${version}; a bare @tool declared no category, so it runs as ${binding.category} until an admin sets one`
-              : `first published in ${name} v${version} (declared in ${compiled.language === "python" ? "toolset.py" : "toolset.ts"})`,
-            changedById: input.userId ?? null,
+              : `first published in ${name} v${version} (declared in ${file})`,
+            changedById: v.input.userId ?? null,
           },
           select: { id: true },
         }),
@@ -321,11 +324,7 @@ async function publishCompiled(
     if (binding.category === row.category) pendingCategory = null;
     else if (binding.category !== row.declaredCategory) pendingCategory = binding.category;
     if (pendingCategory !== null && pendingCategory === binding.category) {
-      pendingCategories.push({
-        capability: wire,
-        current: row.category as Category,
-        declared: binding.category,
-      });
+      pending.push({ capability: wire, current: row.category as Category, declared: binding.category });
     }
     ops.push(
       db.capability.update({
@@ -339,11 +338,18 @@ async function publishCompiled(
   ops.push(
     db.capability.updateMany({ where: { module: name, name: { notIn: names } }, data: { active: false } }),
   );
-  await db.$transaction(ops);
+  return { ops, pending };
+}
 
-  const changes = diff
-    ? formatToolsetDiff(diff)
-    : compiled.bindings.map((b) => `+ ${b.name} [${b.category}]  ${b.signature}`);
+/** What a publish prints: the version, its changes, what waits for an admin, what to set. */
+function publishMessage(
+  compiled: CompiledToolset,
+  version: number,
+  current: { version: number; contentHash: string } | null,
+  changes: string[],
+  pending: PendingCategory[],
+): string {
+  const { name } = compiled;
   const lines = [
     current
       ? `published ${name} v${version} (hash ${shortHash(compiled.contentHash)}; was v${current.version} ${shortHash(current.contentHash)})`
@@ -352,7 +358,7 @@ async function publishCompiled(
   ];
   if (current)
     lines.push("  grants and allow rules bound to the previous version no longer apply to the changed code");
-  for (const p of pendingCategories) {
+  for (const p of pending) {
     lines.push(
       `  category change waits for an admin: ${p.capability} ${p.current} -> ${p.declared} (stays ${p.current} until accepted)`,
     );
@@ -365,20 +371,66 @@ async function publishCompiled(
       `  no category declared (bare @tool): ${undeclared.join(", ")} run as execute until an admin sets a category in the console (Capabilities), or write @tool(category="read")`,
     );
   }
-  if (!current && declared.env.length > 0) {
+  const env = compiled.declarations.env;
+  if (!current && env.length > 0) {
     lines.push(
-      `  set its environment in the console: ${declared.env.map((e) => e.name + (e.secret ? " (secret)" : "")).join(", ")}`,
+      `  set its environment in the console: ${env.map((e) => e.name + (e.secret ? " (secret)" : "")).join(", ")}`,
     );
   }
+  return lines.join("\n");
+}
+
+async function publishCompiled(
+  db: Db,
+  compiled: CompiledToolset,
+  input: PublishInput,
+): Promise<PublishResult> {
+  const { name } = compiled;
+  await assertModuleNameFree(db, name);
+  const { existing, current } = await readCurrent(db, name);
+  if (current && current.contentHash === compiled.contentHash) {
+    return {
+      status: "unchanged",
+      name,
+      version: current.version,
+      contentHash: current.contentHash,
+      changes: [],
+      warnings: compiled.warnings,
+      pendingCategories: [],
+      message: `${name} is already at v${current.version} (hash ${shortHash(current.contentHash)}); nothing published`,
+    };
+  }
+
+  const previous = current ? versionView(current) : undefined;
+  const diff = previous ? diffToolsetVersions(previous, compiled) : undefined;
+  const toolsetId = existing?.id ?? randomUUID();
+  const maxVersion = existing
+    ? ((await db.toolsetVersion.aggregate({ where: { toolsetId }, _max: { version: true } }))._max.version ??
+      0)
+    : 0;
+  const v: NewVersion = {
+    compiled,
+    input,
+    toolsetId,
+    versionId: randomUUID(),
+    version: maxVersion + 1,
+    declaredBefore: previous?.declarations,
+  };
+  const capabilities = await capabilityOps(db, v);
+  await db.$transaction([...toolsetOps(db, existing, v), ...capabilities.ops]);
+
+  const changes = diff
+    ? formatToolsetDiff(diff)
+    : compiled.bindings.map((b) => `+ ${b.name} [${b.category}]  ${b.signature}`);
   const result: PublishResult = {
     status: current ? "updated" : "created",
     name,
-    version,
+    version: v.version,
     contentHash: compiled.contentHash,
     changes,
     warnings: compiled.warnings,
-    pendingCategories,
-    message: lines.join("\n"),
+    pendingCategories: capabilities.pending,
+    message: publishMessage(compiled, v.version, current, changes, capabilities.pending),
   };
   if (current) result.previousHash = current.contentHash;
   if (diff) result.diff = diff;
