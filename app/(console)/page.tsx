@@ -3,6 +3,7 @@ import Link from "next/link";
 import { CategoryBadge } from "@/app/_components/category-badge";
 import { Countdown } from "@/app/_components/countdown";
 import { RelativeTime } from "@/app/_components/relative-time";
+import { APPROVAL_EVENT_TYPES, RUN_EVENT_TYPES } from "@/server/core/event-types";
 import { getDb } from "@/server/db";
 import { dashboardSummary } from "@/server/services/dashboard";
 import { latestEventSeq } from "@/server/services/events";
@@ -15,13 +16,7 @@ import "./workbench.css";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Dashboard" };
 
-const REFRESH_ON = [
-  "run.started",
-  "run.finished",
-  "approval.requested",
-  "approval.decided",
-  "approval.expired",
-];
+const REFRESH_ON = [...RUN_EVENT_TYPES, ...APPROVAL_EVENT_TYPES];
 
 export default async function DashboardPage() {
   // Like every page: the layout's check does not guard a page rendered on its own (RSC requests).

@@ -5,13 +5,14 @@ import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { ErrorNote } from "@/app/_components/error-note";
 import { useTRPC } from "@/app/_lib/trpc";
+import { APPROVAL_EVENT_TYPES, type LiveEventType } from "@/server/core/event-types";
 import type { HistoryFilters, listApprovalQueue } from "@/server/services/approval-queue";
 import { type Answer, useDecide } from "../_run/decision-buttons";
 import { ApprovalCard } from "./approval-card";
 import { HistoryFilterForm, HistoryTable } from "./approval-history";
 
 type Queue = Awaited<ReturnType<typeof listApprovalQueue>>;
-const LIVE_TYPES = ["approval.requested", "approval.decided", "approval.expired", "grants.revoked"];
+const LIVE_TYPES: LiveEventType[] = [...APPROVAL_EVENT_TYPES, "grants.revoked"];
 const KEYS: Record<string, Answer> = { a: "once", s: "session", d: "deny" };
 
 /** Keys typed into a field, or with a modifier, belong to the field or the browser, not the queue. */
