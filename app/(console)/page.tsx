@@ -2,15 +2,15 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { CategoryBadge } from "@/app/_components/category-badge";
 import { Countdown } from "@/app/_components/countdown";
-import { RelativeTime } from "@/app/_components/relative-time";
+import { DataTable } from "@/app/_components/data-table";
 import { APPROVAL_EVENT_TYPES, RUN_EVENT_TYPES } from "@/server/core/event-types";
 import { getDb } from "@/server/db";
 import { dashboardSummary } from "@/server/services/dashboard";
 import { latestEventSeq } from "@/server/services/events";
 import { requireUser } from "../_lib/session";
 import { LiveFeed } from "./live-feed";
+import { runDurationColumn, runStartedColumn, runStatusColumn, runSurfaceColumn } from "./runs/run-columns";
 import { RunsLive } from "./runs/runs-live";
-import { StatusPill } from "./runs/status-pill";
 import "./workbench.css";
 
 export const dynamic = "force-dynamic";
@@ -75,26 +75,32 @@ export default async function DashboardPage() {
               Calls that need a human appear here and in <Link href="/approvals">Approvals</Link>.
             </div>
           ) : (
-            <table className="compact-table">
-              <tbody>
-                {pending.map((a) => (
-                  <tr key={a.id}>
-                    <td>
-                      <Link href={`/approvals#${a.id}`}>
-                        <code>{a.capability}</code>
-                      </Link>
-                    </td>
-                    <td>
-                      <CategoryBadge category={a.category} />
-                    </td>
-                    <td className="muted">{a.requestedBy}</td>
-                    <td className="num">
-                      <Countdown until={a.expiresAt.getTime()} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              className="compact-table"
+              dense={false}
+              cards={false}
+              hideHeader
+              rows={pending}
+              rowKey={(a) => a.id}
+              columns={[
+                {
+                  label: "Capability",
+                  cell: (a) => (
+                    <Link href={`/approvals#${a.id}`}>
+                      <code>{a.capability}</code>
+                    </Link>
+                  ),
+                },
+                { label: "Category", cell: (a) => <CategoryBadge category={a.category} /> },
+                { label: "Asked by", className: "muted", cell: (a) => a.requestedBy },
+                {
+                  label: "Expires in",
+                  className: "num",
+                  headClassName: "num",
+                  cell: (a) => <Countdown until={a.expiresAt.getTime()} />,
+                },
+              ]}
+            />
           )}
         </section>
         <section className="card" aria-labelledby="runs-h">
@@ -109,27 +115,29 @@ export default async function DashboardPage() {
               client with an API key.
             </div>
           ) : (
-            <table className="compact-table">
-              <tbody>
-                {recentRuns.map((r) => (
-                  <tr key={r.id}>
-                    <td className="truncate">
-                      <Link href={`/runs/${r.id}`} title={r.title}>
-                        {r.title || `#${r.id.slice(-6)}`}
-                      </Link>
-                    </td>
-                    <td className="muted">{r.surface}</td>
-                    <td>
-                      <StatusPill status={r.status} errorKind={r.errorKind} />
-                    </td>
-                    <td className="muted num mono">{r.durationMs != null ? `${r.durationMs} ms` : "…"}</td>
-                    <td className="muted">
-                      <RelativeTime value={r.startedAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              className="compact-table"
+              dense={false}
+              cards={false}
+              hideHeader
+              rows={recentRuns}
+              rowKey={(r) => r.id}
+              columns={[
+                {
+                  label: "Run",
+                  className: "truncate",
+                  cell: (r) => (
+                    <Link href={`/runs/${r.id}`} title={r.title}>
+                      {r.title || `#${r.id.slice(-6)}`}
+                    </Link>
+                  ),
+                },
+                runSurfaceColumn(),
+                runStatusColumn(),
+                runDurationColumn("muted num mono"),
+                runStartedColumn(),
+              ]}
+            />
           )}
         </section>
       </div>
