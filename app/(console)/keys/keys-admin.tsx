@@ -1,12 +1,15 @@
 "use client";
+/** The API keys page: the keys, creating one (shown once, with snippets), revoking. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { CopyButton } from "../../_components/copy-button";
 import { DataTable } from "../../_components/data-table";
+import { EmptyState } from "../../_components/empty-state";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
 import { TabPanel, Tabs } from "../../_components/tabs";
+import { TextField } from "../../_components/text-field";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
 const MODE_HELP: Record<Mode, string> = {
@@ -25,7 +28,6 @@ export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null;
   const invalidate = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: invalidate }));
   const [fresh, setFresh] = useState<FreshKey | null>(null);
-  const [confirm, setConfirm] = useState<string | null>(null);
   const [origin, setOrigin] = useState(publicUrl ?? "");
   useEffect(() => {
     if (!publicUrl) setOrigin(window.location.origin);
@@ -48,102 +50,14 @@ export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null;
           {keys.isPending ? (
             <p className="muted">Loading keys…</p>
           ) : list.length === 0 ? (
-            <div className="empty">
-              <strong>No API keys yet</strong>
+            <EmptyState title="No API keys yet">
               Create one on the right, then paste the snippet below into your MCP client.
-            </div>
+            </EmptyState>
           ) : (
-            <DataTable
-              rows={list}
-              rowKey={(k) => k.id}
-              rowProps={(k) => ({
-                className: k.revokedAt ? "rule-off" : undefined,
-                "data-testid": `key-${k.name}`,
-              })}
-              columns={[
-                {
-                  label: "Name",
-                  cell: (k) => (
-                    <>
-                      <strong>{k.name}</strong>
-                      <div className="small muted">
-                        <code>{k.prefix}…</code> · {k.owner} · created <RelativeTime value={k.createdAt} />
-                      </div>
-                    </>
-                  ),
-                },
-                {
-                  label: "Mode",
-                  cell: (k) => (
-                    <>
-                      <span className="pill">{k.mode}</span>
-                    </>
-                  ),
-                },
-                {
-                  label: "Modules",
-                  cell: (k) => (
-                    <>
-                      {k.modules.includes("*") ? (
-                        <span className="muted">all modules</span>
-                      ) : (
-                        <span className="row" style={{ gap: 4 }}>
-                          {k.modules.map((m) => (
-                            <code key={m}>{m}</code>
-                          ))}
-                        </span>
-                      )}
-                    </>
-                  ),
-                },
-                {
-                  label: "Used",
-                  className: "small",
-                  cell: (k) => (
-                    <>
-                      <RelativeTime value={k.lastUsedAt} />
-                    </>
-                  ),
-                },
-                {
-                  label: "Actions",
-                  hideLabel: true,
-                  className: "actions",
-                  cell: (k) => (
-                    <>
-                      {k.revokedAt ? (
-                        <span className="pill pill-bad">
-                          revoked <RelativeTime value={k.revokedAt} />
-                        </span>
-                      ) : confirm === k.id ? (
-                        <span className="row" style={{ justifyContent: "flex-end" }}>
-                          <button
-                            type="button"
-                            className="btn btn-sm btn-danger"
-                            autoFocus
-                            disabled={revoke.isPending}
-                            onClick={() => revoke.mutate({ id: k.id }, { onSettled: () => setConfirm(null) })}
-                          >
-                            Revoke now
-                          </button>
-                          <button type="button" className="btn btn-sm" onClick={() => setConfirm(null)}>
-                            Keep
-                          </button>
-                        </span>
-                      ) : (
-                        <button
-                          type="button"
-                          className="btn btn-sm btn-danger"
-                          aria-label={`Revoke ${k.name}`}
-                          onClick={() => setConfirm(k.id)}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </>
-                  ),
-                },
-              ]}
+            <KeysTable
+              keys={list}
+              revoking={revoke.isPending}
+              onRevoke={(id, done) => revoke.mutate({ id }, { onSettled: done })}
             />
           )}
         </section>
@@ -162,6 +76,115 @@ export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null;
         <Snippets apiKey={fresh?.key ?? PLACEHOLDER} origin={origin} projectDir={projectDir} />
       </section>
     </div>
+  );
+}
+
+type KeyRow = RouterOutputs["apiKeys"]["list"][number];
+
+/** The keys, newest first; revoking asks once more in place. */
+function KeysTable({
+  keys,
+  revoking,
+  onRevoke,
+}: {
+  keys: KeyRow[];
+  revoking: boolean;
+  onRevoke: (id: string, done: () => void) => void;
+}) {
+  const [confirm, setConfirm] = useState<string | null>(null);
+  return (
+    <DataTable
+      rows={keys}
+      rowKey={(k) => k.id}
+      rowProps={(k) => ({
+        className: k.revokedAt ? "rule-off" : undefined,
+        "data-testid": `key-${k.name}`,
+      })}
+      columns={[
+        {
+          label: "Name",
+          cell: (k) => (
+            <>
+              <strong>{k.name}</strong>
+              <div className="small muted">
+                <code>{k.prefix}…</code> · {k.owner} · created <RelativeTime value={k.createdAt} />
+              </div>
+            </>
+          ),
+        },
+        {
+          label: "Mode",
+          cell: (k) => (
+            <>
+              <span className="pill">{k.mode}</span>
+            </>
+          ),
+        },
+        {
+          label: "Modules",
+          cell: (k) => (
+            <>
+              {k.modules.includes("*") ? (
+                <span className="muted">all modules</span>
+              ) : (
+                <span className="row" style={{ gap: 4 }}>
+                  {k.modules.map((m) => (
+                    <code key={m}>{m}</code>
+                  ))}
+                </span>
+              )}
+            </>
+          ),
+        },
+        {
+          label: "Used",
+          className: "small",
+          cell: (k) => (
+            <>
+              <RelativeTime value={k.lastUsedAt} />
+            </>
+          ),
+        },
+        {
+          label: "Actions",
+          hideLabel: true,
+          className: "actions",
+          cell: (k) => (
+            <>
+              {k.revokedAt ? (
+                <span className="pill pill-bad">
+                  revoked <RelativeTime value={k.revokedAt} />
+                </span>
+              ) : confirm === k.id ? (
+                <span className="row" style={{ justifyContent: "flex-end" }}>
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-danger"
+                    autoFocus
+                    disabled={revoking}
+                    onClick={() => onRevoke(k.id, () => setConfirm(null))}
+                  >
+                    Revoke now
+                  </button>
+                  <button type="button" className="btn btn-sm" onClick={() => setConfirm(null)}>
+                    Keep
+                  </button>
+                </span>
+              ) : (
+                <button
+                  type="button"
+                  className="btn btn-sm btn-danger"
+                  aria-label={`Revoke ${k.name}`}
+                  onClick={() => setConfirm(k.id)}
+                >
+                  Revoke
+                </button>
+              )}
+            </>
+          ),
+        },
+      ]}
+    />
   );
 }
 
@@ -223,16 +246,15 @@ function CreateKey({ onCreated }: { onCreated: (key: FreshKey) => void }) {
     <section className="card" aria-labelledby="create-key-h">
       <h2 id="create-key-h">Create a key</h2>
       <form className="stack" onSubmit={submit}>
-        <label>
-          Name <span className="field-hint">who or what uses it</span>
-          <input
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="laptop-claude"
-            required
-            maxLength={60}
-          />
-        </label>
+        <TextField
+          label="Name"
+          hint="who or what uses it"
+          value={name}
+          onChange={setName}
+          placeholder="laptop-claude"
+          required
+          maxLength={60}
+        />
         <label>
           Mode
           <select
