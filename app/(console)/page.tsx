@@ -3,7 +3,7 @@ import Link from "next/link";
 import { CategoryBadge } from "@/app/_components/category-badge";
 import { Countdown } from "@/app/_components/countdown";
 import { DataTable } from "@/app/_components/data-table";
-import { APPROVAL_EVENT_TYPES, RUN_EVENT_TYPES } from "@/server/core/event-types";
+import { APPROVAL_EVENT_TYPES, RUN_STATE_EVENT_TYPES } from "@/server/core/event-types";
 import { getDb } from "@/server/db";
 import { dashboardSummary } from "@/server/services/dashboard";
 import { latestEventSeq } from "@/server/services/events";
@@ -16,7 +16,10 @@ import "./workbench.css";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Dashboard" };
 
-const REFRESH_ON = [...RUN_EVENT_TYPES, ...APPROVAL_EVENT_TYPES];
+/** The dashboard's short lists: no visible header, and a grid that scrolls on a phone. */
+const COMPACT = { className: "compact-table", dense: false, cards: false, hideHeader: true } as const;
+
+const REFRESH_ON = [...RUN_STATE_EVENT_TYPES, ...APPROVAL_EVENT_TYPES];
 
 export default async function DashboardPage() {
   // Like every page: the layout's check does not guard a page rendered on its own (RSC requests).
@@ -76,10 +79,7 @@ export default async function DashboardPage() {
             </div>
           ) : (
             <DataTable
-              className="compact-table"
-              dense={false}
-              cards={false}
-              hideHeader
+              {...COMPACT}
               rows={pending}
               rowKey={(a) => a.id}
               columns={[
@@ -116,10 +116,7 @@ export default async function DashboardPage() {
             </div>
           ) : (
             <DataTable
-              className="compact-table"
-              dense={false}
-              cards={false}
-              hideHeader
+              {...COMPACT}
               rows={recentRuns}
               rowKey={(r) => r.id}
               columns={[

@@ -36,7 +36,10 @@ export const APPROVAL_EVENT_TYPES = [
   "approval.decided",
   "approval.expired",
 ] as const satisfies readonly LiveEventType[];
-export const RUN_EVENT_TYPES = ["run.started", "run.finished"] as const satisfies readonly LiveEventType[];
+export const RUN_STATE_EVENT_TYPES = [
+  "run.started",
+  "run.finished",
+] as const satisfies readonly LiveEventType[];
 
 const KNOWN: ReadonlySet<string> = new Set(LIVE_EVENT_TYPES);
 

@@ -33,30 +33,22 @@ export function FilterForm({
     apply(e.currentTarget);
   }
   const change = (e: ChangeEvent<HTMLSelectElement>) => e.currentTarget.form && apply(e.currentTarget.form);
+  const selects = [
+    { label: "Surface", name: "surface", value: values.surface, options: plain(surfaces) },
+    { label: "Status", name: "status", value: values.status, options: plain(statuses) },
+    {
+      label: "API key",
+      name: "key",
+      value: values.key,
+      options: keys.map((k) => ({ value: k.id, label: `${k.name} (${k.prefix}…)` })),
+    },
+  ];
   const active = Boolean(values.surface || values.status || values.key || values.capability);
   return (
     <form className="filters" onSubmit={onSubmit} aria-label="Filter runs">
-      <FilterSelect
-        label="Surface"
-        name="surface"
-        value={values.surface}
-        options={plain(surfaces)}
-        onChange={change}
-      />
-      <FilterSelect
-        label="Status"
-        name="status"
-        value={values.status}
-        options={plain(statuses)}
-        onChange={change}
-      />
-      <FilterSelect
-        label="API key"
-        name="key"
-        value={values.key}
-        options={keys.map((k) => ({ value: k.id, label: `${k.name} (${k.prefix}…)` }))}
-        onChange={change}
-      />
+      {selects.map((select) => (
+        <FilterSelect key={select.name} {...select} onChange={change} />
+      ))}
       <label>
         Capability
         <input

@@ -3,7 +3,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { useTRPC } from "@/app/_lib/trpc";
-import { type LiveEventType, RUN_EVENT_TYPES } from "@/server/core/event-types";
+import { type LiveEventType, RUN_STATE_EVENT_TYPES } from "@/server/core/event-types";
 
 /**
  * Refreshes the server-rendered list when a run starts or finishes anywhere. `since` is the event
@@ -11,7 +11,7 @@ import { type LiveEventType, RUN_EVENT_TYPES } from "@/server/core/event-types";
  */
 export function RunsLive({
   since,
-  types = RUN_EVENT_TYPES,
+  types = RUN_STATE_EVENT_TYPES,
 }: {
   since: number;
   types?: readonly LiveEventType[];
