@@ -8,9 +8,9 @@ import { DataTable } from "../../_components/data-table";
 import { EmptyState } from "../../_components/empty-state";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
-import { TabPanel, Tabs } from "../../_components/tabs";
 import { TextField } from "../../_components/text-field";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
+import { Snippets } from "./client-snippets";
 
 const MODE_HELP: Record<Mode, string> = {
   plan: "reads only; everything else is blocked",
@@ -317,85 +317,5 @@ function CreateKey({ onCreated }: { onCreated: (key: FreshKey) => void }) {
         </div>
       </form>
     </section>
-  );
-}
-
-const SNIPPETS = ["http", "claude", "stdio", "stdio-json"] as const;
-type SnippetId = (typeof SNIPPETS)[number];
-const SNIPPET_LABEL: Record<SnippetId, string> = {
-  http: "HTTP (JSON config)",
-  claude: "Claude Code",
-  stdio: "stdio command",
-  "stdio-json": "stdio (JSON config)",
-};
-
-function snippetText(id: SnippetId, key: string, origin: string, projectDir: string): string {
-  const url = `${origin}/api/mcp`;
-  switch (id) {
-    case "http":
-      return JSON.stringify(
-        { mcpServers: { toolstore: { type: "http", url, headers: { Authorization: `Bearer ${key}` } } } },
-        null,
-        2,
-      );
-    case "claude":
-      return `claude mcp add --transport http toolstore ${url} \\\n  --header "Authorization: Bearer ${key}"`;
-    case "stdio":
-      return `cd ${shellQuote(projectDir)}\nTOOLSTORE_API_KEY=${key} npm run toolstore -- mcp`;
-    case "stdio-json":
-      return JSON.stringify(
-        {
-          mcpServers: {
-            toolstore: {
-              command: "npm",
-              args: ["--prefix", projectDir, "run", "--silent", "toolstore", "--", "mcp"],
-              env: { TOOLSTORE_API_KEY: key },
-            },
-          },
-        },
-        null,
-        2,
-      );
-  }
-}
-
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
-}
-
-function Snippets({
-  apiKey,
-  origin,
-  projectDir,
-  compact,
-}: {
-  apiKey: string;
-  origin: string;
-  projectDir: string;
-  compact?: boolean;
-}) {
-  const [tab, setTab] = useState<SnippetId>("http");
-  const text = snippetText(tab, apiKey, origin || "http://127.0.0.1:3000", projectDir);
-  return (
-    <div>
-      <Tabs
-        label={compact ? "Snippets with the new key" : "Client snippets"}
-        idPrefix={compact ? "fresh-snippet" : "snippet"}
-        selected={tab}
-        onSelect={setTab}
-        tabs={SNIPPETS.map((id) => ({ id, label: SNIPPET_LABEL[id] }))}
-      />
-      <TabPanel className="snippet" idPrefix={compact ? "fresh-snippet" : "snippet"} selected={tab}>
-        <pre data-testid={`snippet-${tab}`}>{text}</pre>
-        <CopyButton text={text} />
-      </TabPanel>
-      {!compact && (
-        <p className="field-hint" style={{ margin: 0 }}>
-          {tab === "http" || tab === "claude"
-            ? `Streamable HTTP at ${origin || "<origin>"}/api/mcp; every request carries Authorization: Bearer <key>.`
-            : "The stdio server runs in the project folder and reads the key from TOOLSTORE_API_KEY."}
-        </p>
-      )}
-    </div>
   );
 }
