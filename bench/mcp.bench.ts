@@ -15,10 +15,10 @@ import { deployMigrations } from "../server/db/migrate";
 import { createPrismaPorts, startServerEngine } from "../server/engine";
 import { createEventBus } from "../server/infra/events";
 import { createMcpHttpHandler } from "../server/mcp/http";
+import { createMcpBackend } from "../server/mcp/mcp-backend";
 import { serveFetchHandler } from "../server/mcp/node-adapter";
 import { syncToolsetsFolder } from "../server/modules/toolsets";
 import { createApiKey } from "../server/services/api-keys";
-import { createMcpBackend } from "../server/mcp/mcp-backend";
 import { type Benchmark, type BenchReport, ms, summarize } from "./harness";
 
 const CLIENTS = 8;

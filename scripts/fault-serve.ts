@@ -11,8 +11,8 @@ import { loadEnv } from "../server/env";
 import { createInstanceChannel } from "../server/infra/instance-channel";
 import { instanceAddress } from "../server/infra/instances";
 import { createMcpHttpHandler } from "../server/mcp/http";
-import { serveFetchHandler } from "../server/mcp/node-adapter";
 import { createMcpBackend } from "../server/mcp/mcp-backend";
+import { serveFetchHandler } from "../server/mcp/node-adapter";
 
 const env = loadEnv();
 const port = Number(process.env.FAULT_PORT ?? "0");

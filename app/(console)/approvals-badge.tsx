@@ -1,9 +1,10 @@
 "use client";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
+import { APPROVAL_EVENT_TYPES, type LiveEventType } from "@/server/core/event-types";
 import { useTRPC } from "../_lib/trpc";
 
-const TYPES = ["approval.requested", "approval.decided", "approval.expired"];
+const TYPES: LiveEventType[] = [...APPROVAL_EVENT_TYPES];
 
 /**
  * The live number of pending approvals, for the sidebar. The copy on the phone menu button

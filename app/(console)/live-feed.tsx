@@ -1,6 +1,7 @@
 "use client";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
+import { isLiveEventType, type LiveEventType } from "@/server/core/event-types";
 import { useTRPC } from "../_lib/trpc";
 
 interface FeedItem {
@@ -10,22 +11,29 @@ interface FeedItem {
   at: string;
 }
 
+type Payload = Record<string, unknown>;
+
+/** One line for each kind of event the feed knows; the names are checked against the server's. */
+const DESCRIBE: { [T in LiveEventType]?: (p: Payload) => string | undefined } = {
+  "console.announce": (p) => `${String(p.by)}: ${String(p.text)}`,
+  "approval.requested": (p) => {
+    const approval = p.approval as { capability?: unknown; requestedBy?: unknown } | undefined;
+    return approval && `${String(approval.capability)} asked by ${String(approval.requestedBy)}`;
+  },
+  "approval.decided": (p) =>
+    `${String(p.capability)} ${p.status === "allowed" ? `allowed ${p.scope === "session" ? "for session" : "once"}` : "denied"} by ${String(p.decidedBy)}`,
+  "gate.decision": (p) =>
+    `${String(p.capability)} → ${String(p.decision)}${p.reason ? ` (${String(p.reason)})` : ""}`,
+  "run.finished": (p) => `${p.ok ? "ok" : String(p.errorKind ?? "error")} in ${String(p.durationMs)} ms`,
+  "grants.revoked": (p) =>
+    `${String(p.count)} session grant${p.count === 1 ? "" : "s"} revoked by ${String(p.by)}`,
+  "call.finished": (p) => `${String(p.capability)} ${p.ok ? "returned" : "failed"} after ${String(p.ms)} ms`,
+};
+
 function describeEvent(type: string, payload: unknown): string {
-  const p = (payload ?? {}) as Record<string, unknown>;
-  if (type === "console.announce") return `${String(p.by)}: ${String(p.text)}`;
-  const approval = p.approval as { capability?: unknown; requestedBy?: unknown } | undefined;
-  if (type === "approval.requested" && approval)
-    return `${String(approval.capability)} asked by ${String(approval.requestedBy)}`;
-  if (type === "approval.decided")
-    return `${String(p.capability)} ${p.status === "allowed" ? `allowed ${p.scope === "session" ? "for session" : "once"}` : "denied"} by ${String(p.decidedBy)}`;
-  if (type === "gate.decision")
-    return `${String(p.capability)} → ${String(p.decision)}${p.reason ? ` (${String(p.reason)})` : ""}`;
-  if (type === "run.finished")
-    return `${p.ok ? "ok" : String(p.errorKind ?? "error")} in ${String(p.durationMs)} ms`;
-  if (type === "grants.revoked")
-    return `${String(p.count)} session grant${p.count === 1 ? "" : "s"} revoked by ${String(p.by)}`;
-  if (type === "call.finished")
-    return `${String(p.capability)} ${p.ok ? "returned" : "failed"} after ${String(p.ms)} ms`;
+  const p = (payload ?? {}) as Payload;
+  const known = isLiveEventType(type) ? DESCRIBE[type]?.(p) : undefined;
+  if (known !== undefined) return known;
   if (typeof p.capability === "string")
     return `${p.capability}${p.decision ? ` → ${String(p.decision)}` : ""}`;
   if (typeof p.title === "string" && p.title) return p.title;

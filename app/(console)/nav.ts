@@ -1,4 +1,4 @@
-import type { Role } from "@/server/services/auth";
+import type { Role } from "@/server/services/roles";
 
 export interface NavItem {
   href: string;

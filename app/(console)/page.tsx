@@ -2,26 +2,24 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { CategoryBadge } from "@/app/_components/category-badge";
 import { Countdown } from "@/app/_components/countdown";
-import { RelativeTime } from "@/app/_components/relative-time";
+import { DataTable } from "@/app/_components/data-table";
+import { APPROVAL_EVENT_TYPES, RUN_STATE_EVENT_TYPES } from "@/server/core/event-types";
 import { getDb } from "@/server/db";
 import { latestEventSeq } from "@/server/infra/events";
 import { dashboardSummary } from "@/server/services/dashboard";
 import { requireUser } from "../_lib/session";
 import { LiveFeed } from "./live-feed";
+import { runDurationColumn, runStartedColumn, runStatusColumn, runSurfaceColumn } from "./runs/run-columns";
 import { RunsLive } from "./runs/runs-live";
-import { StatusPill } from "./runs/status-pill";
 import "./workbench.css";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Dashboard" };
 
-const REFRESH_ON = [
-  "run.started",
-  "run.finished",
-  "approval.requested",
-  "approval.decided",
-  "approval.expired",
-];
+/** The dashboard's short lists: no visible header, and a grid that scrolls on a phone. */
+const COMPACT = { className: "compact-table", dense: false, cards: false, hideHeader: true } as const;
+
+const REFRESH_ON = [...RUN_STATE_EVENT_TYPES, ...APPROVAL_EVENT_TYPES];
 
 export default async function DashboardPage() {
   // Like every page: the layout's check does not guard a page rendered on its own (RSC requests).
@@ -80,26 +78,29 @@ export default async function DashboardPage() {
               Calls that need a human appear here and in <Link href="/approvals">Approvals</Link>.
             </div>
           ) : (
-            <table className="compact-table">
-              <tbody>
-                {pending.map((a) => (
-                  <tr key={a.id}>
-                    <td>
-                      <Link href={`/approvals#${a.id}`}>
-                        <code>{a.capability}</code>
-                      </Link>
-                    </td>
-                    <td>
-                      <CategoryBadge category={a.category} />
-                    </td>
-                    <td className="muted">{a.requestedBy}</td>
-                    <td className="num">
-                      <Countdown until={a.expiresAt.getTime()} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              {...COMPACT}
+              rows={pending}
+              rowKey={(a) => a.id}
+              columns={[
+                {
+                  label: "Capability",
+                  cell: (a) => (
+                    <Link href={`/approvals#${a.id}`}>
+                      <code>{a.capability}</code>
+                    </Link>
+                  ),
+                },
+                { label: "Category", cell: (a) => <CategoryBadge category={a.category} /> },
+                { label: "Asked by", className: "muted", cell: (a) => a.requestedBy },
+                {
+                  label: "Expires in",
+                  className: "num",
+                  headClassName: "num",
+                  cell: (a) => <Countdown until={a.expiresAt.getTime()} />,
+                },
+              ]}
+            />
           )}
         </section>
         <section className="card" aria-labelledby="runs-h">
@@ -114,27 +115,26 @@ export default async function DashboardPage() {
               client with an API key.
             </div>
           ) : (
-            <table className="compact-table">
-              <tbody>
-                {recentRuns.map((r) => (
-                  <tr key={r.id}>
-                    <td className="truncate">
-                      <Link href={`/runs/${r.id}`} title={r.title}>
-                        {r.title || `#${r.id.slice(-6)}`}
-                      </Link>
-                    </td>
-                    <td className="muted">{r.surface}</td>
-                    <td>
-                      <StatusPill status={r.status} errorKind={r.errorKind} />
-                    </td>
-                    <td className="muted num mono">{r.durationMs != null ? `${r.durationMs} ms` : "…"}</td>
-                    <td className="muted">
-                      <RelativeTime value={r.startedAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              {...COMPACT}
+              rows={recentRuns}
+              rowKey={(r) => r.id}
+              columns={[
+                {
+                  label: "Run",
+                  className: "truncate",
+                  cell: (r) => (
+                    <Link href={`/runs/${r.id}`} title={r.title}>
+                      {r.title || `#${r.id.slice(-6)}`}
+                    </Link>
+                  ),
+                },
+                runSurfaceColumn(),
+                runStatusColumn(),
+                runDurationColumn("muted num mono"),
+                runStartedColumn(),
+              ]}
+            />
           )}
         </section>
       </div>

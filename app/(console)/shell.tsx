@@ -3,16 +3,15 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
+import { type Role, roleAtLeast } from "@/server/services/roles";
 import { useTRPC } from "../_lib/trpc";
 import { ApprovalsBadge } from "./approvals-badge";
 import { NAV } from "./nav";
 
-const RANK = { viewer: 0, approver: 1, admin: 2 } as const;
-
 interface ShellUser {
   username: string;
   displayName: string;
-  role: "viewer" | "approver" | "admin";
+  role: Role;
 }
 
 export function Shell({ user, children }: { user: ShellUser; children: ReactNode }) {
@@ -27,7 +26,7 @@ export function Shell({ user, children }: { user: ShellUser; children: ReactNode
       },
     }),
   );
-  const items = NAV.filter((item) => RANK[user.role] >= RANK[item.min]);
+  const items = NAV.filter((item) => roleAtLeast(user.role, item.min));
   // Below 768 px the sidebar is a menu behind this button; it closes when a page is chosen.
   const [menuOpen, setMenuOpen] = useState(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: closing on every navigation is the point

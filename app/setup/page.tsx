@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { AuthCard } from "@/app/_components/auth-card";
 import { getDb } from "@/server/db";
 import { setupTokenValid, userCount } from "@/server/services/auth";
 import { SetupForm } from "./setup-form";
@@ -13,25 +14,19 @@ export default async function SetupPage({ searchParams }: { searchParams: Promis
   const { token } = await searchParams;
   const valid = token ? await setupTokenValid(db, token) : false;
   return (
-    <main className="auth-wrap">
-      <div className="card auth-card">
-        <div className="brand" style={{ marginBottom: 16 }}>
-          <span className="brand-mark" aria-hidden /> ToolStore
+    <AuthCard title="Create the first admin">
+      {valid && token ? (
+        <SetupForm token={token} />
+      ) : (
+        <div className="stack">
+          <p className="muted">
+            {token
+              ? "This setup link is not valid any more (used or expired)."
+              : "This ToolStore has no users yet. Open the one-time setup link that `npm start` printed in its terminal."}
+          </p>
+          <p className="muted">Restart the server to print a fresh link.</p>
         </div>
-        <h1>Create the first admin</h1>
-        {valid && token ? (
-          <SetupForm token={token} />
-        ) : (
-          <div className="stack">
-            <p className="muted">
-              {token
-                ? "This setup link is not valid any more (used or expired)."
-                : "This ToolStore has no users yet. Open the one-time setup link that `npm start` printed in its terminal."}
-            </p>
-            <p className="muted">Restart the server to print a fresh link.</p>
-          </div>
-        )}
-      </div>
-    </main>
+      )}
+    </AuthCard>
   );
 }

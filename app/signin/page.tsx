@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { AuthCard } from "@/app/_components/auth-card";
 import { getDb } from "@/server/db";
 import { userCount } from "@/server/services/auth";
 import { SignInForm } from "./sign-in-form";
@@ -10,14 +11,8 @@ export const metadata: Metadata = { title: "Sign in" };
 export default async function SignInPage() {
   if ((await userCount(getDb())) === 0) redirect("/setup");
   return (
-    <main className="auth-wrap">
-      <div className="card auth-card">
-        <div className="brand" style={{ marginBottom: 16 }}>
-          <span className="brand-mark" aria-hidden /> ToolStore
-        </div>
-        <h1>Sign in</h1>
-        <SignInForm />
-      </div>
-    </main>
+    <AuthCard title="Sign in">
+      <SignInForm />
+    </AuthCard>
   );
 }

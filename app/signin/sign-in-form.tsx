@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { ErrorNote } from "../_components/error-note";
+import { TextField } from "../_components/text-field";
 import { useTRPC } from "../_lib/trpc";
 
 export function SignInForm() {
@@ -25,26 +26,22 @@ export function SignInForm() {
   }
   return (
     <form onSubmit={submit}>
-      <label>
-        Username
-        <input
-          autoComplete="username"
-          value={username}
-          onChange={(e) => setUsername(e.target.value)}
-          required
-          autoFocus
-        />
-      </label>
-      <label>
-        Password
-        <input
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          required
-        />
-      </label>
+      <TextField
+        label="Username"
+        autoComplete="username"
+        value={username}
+        onChange={setUsername}
+        required
+        autoFocus
+      />
+      <TextField
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={setPassword}
+        required
+      />
       <ErrorNote error={signIn.error} />
       <button className="btn btn-primary" type="submit" disabled={signIn.isPending}>
         {signIn.isPending ? "Signing in…" : "Sign in"}

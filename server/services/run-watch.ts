@@ -4,20 +4,13 @@
  * caller passes the last seq it saw), so a run that waits minutes on an approval stays watched.
  */
 import type { ObservationEnvelope } from "../core/actions/envelope";
+import { ENGINE_EVENT_TYPES } from "../core/event-types";
 import type { Db } from "../db";
 import type { EventBus, LiveEvent } from "../infra/events";
 import { getEventBus } from "../infra/live";
 
-export const RUN_EVENT_TYPES = [
-  "run.started",
-  "run.finished",
-  "gate.decision",
-  "call.finished",
-  "call.refused",
-  "approval.requested",
-  "approval.decided",
-  "approval.expired",
-] as const;
+/** A run's events: the engine's, but `approval.abandoned`, which comes after its run has died. */
+export const RUN_EVENT_TYPES = ENGINE_EVENT_TYPES.filter((type) => type !== "approval.abandoned");
 
 /** The run an engine event belongs to (approval requests carry it inside the summary). */
 export function runIdOfEvent(payload: unknown): string | null {
@@ -66,7 +59,7 @@ export async function* watchRun(
   const { runId, afterSeq, signal } = options;
   const bus = options.bus ?? getEventBus();
   const current = await db.actionRun.findUnique({ where: { id: runId }, select: { status: true } });
-  const types = [...RUN_EVENT_TYPES] as string[];
+  const types: string[] = [...RUN_EVENT_TYPES];
   if (current && current.status !== "running" && current.status !== "queued") {
     const rows = await db.event.findMany({
       where: { seq: { gt: afterSeq }, type: { in: types } },

@@ -2,6 +2,7 @@
  * The gate-decision timeline of one run, built live from engine events (playground, running
  * run pages) or from stored records (server/services/runs.ts buildTimeline): the same rows.
  */
+import { isLiveEventType } from "@/server/core/event-types";
 import type { TimelineRow } from "@/server/services/runs";
 
 export type { TimelineRow };
@@ -27,6 +28,7 @@ export function closeWaiting(rows: TimelineRow[]): TimelineRow[] {
 
 /** Applies one engine event of the run; unknown events leave the rows as they are. */
 export function applyRunEvent(rows: TimelineRow[], type: string, raw: unknown, seq: number): TimelineRow[] {
+  if (!isLiveEventType(type)) return rows;
   const p = (raw ?? {}) as Payload;
   switch (type) {
     case "approval.requested": {

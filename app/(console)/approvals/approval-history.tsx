@@ -1,8 +1,11 @@
 "use client";
+/** The approvals history: its filter bar and the table of settled requests. */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { FormEvent } from "react";
 import { CategoryBadge } from "@/app/_components/category-badge";
+import { DataTable } from "@/app/_components/data-table";
+import { FilterSelect } from "@/app/_components/filter-select";
 import { JsonText } from "@/app/_components/json-view";
 import { RelativeTime } from "@/app/_components/relative-time";
 import { useTRPC } from "@/app/_lib/trpc";
@@ -65,39 +68,27 @@ export function HistoryFilterForm({
           onBlur={apply}
         />
       </label>
-      <label>
-        Key
-        <select name="key" defaultValue={values.key ?? ""} onChange={apply}>
-          <option value="">All</option>
-          {options.data?.keys.map((k) => (
-            <option key={k.id} value={k.id}>
-              {k.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        User
-        <select name="user" defaultValue={values.user ?? ""} onChange={apply}>
-          <option value="">All</option>
-          {options.data?.users.map((u) => (
-            <option key={u.id} value={u.id}>
-              {u.displayName}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Decision
-        <select name="decision" defaultValue={values.decision ?? ""} onChange={apply}>
-          <option value="">All</option>
-          {DECISIONS.map((d) => (
-            <option key={d.value} value={d.value}>
-              {d.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <FilterSelect
+        label="Key"
+        name="key"
+        value={values.key}
+        options={(options.data?.keys ?? []).map((k) => ({ value: k.id, label: k.name }))}
+        onChange={apply}
+      />
+      <FilterSelect
+        label="User"
+        name="user"
+        value={values.user}
+        options={(options.data?.users ?? []).map((u) => ({ value: u.id, label: u.displayName }))}
+        onChange={apply}
+      />
+      <FilterSelect
+        label="Decision"
+        name="decision"
+        value={values.decision}
+        options={DECISIONS}
+        onChange={apply}
+      />
       <label>
         From
         <input type="date" name="from" defaultValue={values.from ?? ""} onChange={apply} />
@@ -131,64 +122,76 @@ export function HistoryFilterForm({
 /** Settled requests, the most recently decided first; a table that becomes cards on a phone. */
 export function HistoryTable({ rows, target }: { rows: ApprovalView[]; target: string | null }) {
   return (
-    <div className="table-wrap">
-      <table data-testid="approval-history" className="table-cards">
-        <thead>
-          <tr>
-            <th>Capability</th>
-            <th>Outcome</th>
-            <th>Asked by</th>
-            <th>Decided</th>
-            <th>Arguments</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((a) => {
+    <DataTable
+      testId="approval-history"
+      dense={false}
+      rows={rows}
+      rowKey={(a) => a.id}
+      rowProps={(a) => ({ id: a.id, className: a.id === target ? "flash" : undefined })}
+      columns={[
+        {
+          label: "Capability",
+          cell: (a) => (
+            <>
+              <code>{a.capability}</code> <CategoryBadge category={a.category} />
+            </>
+          ),
+        },
+        {
+          label: "Outcome",
+          cell: (a) => {
             const o = outcome(a);
             return (
-              <tr key={a.id} id={a.id} className={a.id === target ? "flash" : undefined}>
-                <td data-label="Capability">
-                  <code>{a.capability}</code> <CategoryBadge category={a.category} />
-                </td>
-                <td data-label="Outcome">
-                  <span className={o.className} data-testid="history-outcome">
-                    {o.text}
-                  </span>
-                  {a.endReason && <div className="muted field-hint">{a.endReason}</div>}
-                </td>
-                <td data-label="Asked by" className="muted">
-                  {a.requestedBy}
-                  {a.apiKeyName && !a.requestedBy.includes(a.apiKeyName) ? ` · key "${a.apiKeyName}"` : ""}
-                  {a.runId && (
-                    <>
-                      {" · "}
-                      <Link href={`/runs/${a.runId}`}>run</Link>
-                    </>
-                  )}
-                </td>
-                <td data-label="Decided" className="muted">
-                  {a.decidedAt ? (
-                    <>
-                      {a.decidedBy ? `${a.decidedBy}, ` : ""}
-                      <RelativeTime value={a.decidedAt} />
-                    </>
-                  ) : (
-                    <>
-                      nobody answered · <RelativeTime value={a.expiresAt} />
-                    </>
-                  )}
-                </td>
-                <td data-label="Arguments">
-                  <details>
-                    <summary className="muted">show</summary>
-                    <JsonText text={a.argsJson} />
-                  </details>
-                </td>
-              </tr>
+              <>
+                <span className={o.className} data-testid="history-outcome">
+                  {o.text}
+                </span>
+                {a.endReason && <div className="muted field-hint">{a.endReason}</div>}
+              </>
             );
-          })}
-        </tbody>
-      </table>
-    </div>
+          },
+        },
+        { label: "Asked by", className: "muted", cell: (a) => <AskedBy approval={a} /> },
+        {
+          label: "Decided",
+          className: "muted",
+          cell: (a) =>
+            a.decidedAt ? (
+              <>
+                {a.decidedBy ? `${a.decidedBy}, ` : ""}
+                <RelativeTime value={a.decidedAt} />
+              </>
+            ) : (
+              <>
+                nobody answered · <RelativeTime value={a.expiresAt} />
+              </>
+            ),
+        },
+        {
+          label: "Arguments",
+          cell: (a) => (
+            <details>
+              <summary className="muted">show</summary>
+              <JsonText text={a.argsJson} />
+            </details>
+          ),
+        },
+      ]}
+    />
+  );
+}
+
+function AskedBy({ approval: a }: { approval: ApprovalView }) {
+  return (
+    <>
+      {a.requestedBy}
+      {a.apiKeyName && !a.requestedBy.includes(a.apiKeyName) ? ` · key "${a.apiKeyName}"` : ""}
+      {a.runId && (
+        <>
+          {" · "}
+          <Link href={`/runs/${a.runId}`}>run</Link>
+        </>
+      )}
+    </>
   );
 }

@@ -1,37 +1,24 @@
 "use client";
+/**
+ * The Approvals page: pending requests as cards (answered with the mouse or J/K and A/S/D), the
+ * session grants in force, and the history of settled requests, all kept live over SSE.
+ */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
+import { EmptyState } from "@/app/_components/empty-state";
 import { ErrorNote } from "@/app/_components/error-note";
 import { useTRPC } from "@/app/_lib/trpc";
+import { APPROVAL_EVENT_TYPES, type LiveEventType } from "@/server/core/event-types";
 import type { HistoryFilters, listApprovalQueue } from "@/server/services/approval-queue";
-import { type Answer, useDecide } from "../_run/decision-buttons";
+import { useDecide } from "../_run/decision-buttons";
 import { ApprovalCard } from "./approval-card";
 import { HistoryFilterForm, HistoryTable } from "./approval-history";
+import { useFocusLinkedCard, useHashTarget, useQueueKeys } from "./queue-keyboard";
 
 type Queue = Awaited<ReturnType<typeof listApprovalQueue>>;
-const LIVE_TYPES = ["approval.requested", "approval.decided", "approval.expired", "grants.revoked"];
-const KEYS: Record<string, Answer> = { a: "once", s: "session", d: "deny" };
-
-/** Keys typed into a field, or with a modifier, belong to the field or the browser, not the queue. */
-function isTyping(e: KeyboardEvent): boolean {
-  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return true;
-  const t = e.target as HTMLElement | null;
-  return !!t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
-}
-
-/** The target of /approvals#<id>, highlighted once it is on the page. */
-function useHashTarget(): string | null {
-  const [hash, setHash] = useState<string | null>(null);
-  useEffect(() => {
-    const read = () => setHash(decodeURIComponent(window.location.hash.slice(1)) || null);
-    read();
-    window.addEventListener("hashchange", read);
-    return () => window.removeEventListener("hashchange", read);
-  }, []);
-  return hash;
-}
+const LIVE_TYPES: LiveEventType[] = [...APPROVAL_EVENT_TYPES, "grants.revoked"];
 
 export function ApprovalsQueue({
   initial,
@@ -69,95 +56,13 @@ export function ApprovalsQueue({
   const data = queue.data ?? initial;
   const target = useHashTarget();
   const list = useRef<HTMLDivElement>(null);
-  const answeredIndex = useRef<number | null>(null);
-  /** The card J/K moved to (or that has focus); A/S/D answer it. The first card until then. */
-  const [selected, setSelected] = useState(0);
-  const selectedIndex = Math.min(selected, Math.max(0, data.pending.length - 1));
-
-  // Scroll the linked card into view and give it focus, once it exists. The list re-renders as
-  // live data arrives; if that drops the focus to the page body, put it back on the linked card.
   const pendingIds = data.pending.map((p) => p.id).join(",");
-  const focusedTarget = useRef<string | null>(null);
-  useEffect(() => {
-    if (!target || !pendingIds.includes(target)) return;
-    const el = document.getElementById(target);
-    if (!el || el.tabIndex < 0) return;
-    const lost = document.activeElement === null || document.activeElement === document.body;
-    if (focusedTarget.current === target && !lost) return;
-    if (focusedTarget.current !== target) el.scrollIntoView({ block: "center" });
-    el.focus({ preventScroll: true });
-    focusedTarget.current = target;
-  }, [target, pendingIds]);
+  useFocusLinkedCard(target, pendingIds);
+  const keys = useQueueKeys({ list, pendingIds, count: data.pending.length, canDecide, decide });
 
-  // After a keyboard answer, keep the focus in the queue: the card that took the answered one's place.
-  useEffect(() => {
-    const index = answeredIndex.current;
-    if (index === null || !pendingIds) return;
-    const cards = list.current?.querySelectorAll<HTMLElement>("[data-testid=approval-card]");
-    if (!cards || cards.length === 0) return;
-    const next = Math.min(index, cards.length - 1);
-    cards[next]?.focus();
-    setSelected(next);
-    answeredIndex.current = null;
-  }, [pendingIds]);
-
-  // J/K and A/S/D work from anywhere on the page, without focusing a card first.
-  const keyState = useRef({ selectedIndex, canDecide, decide });
-  keyState.current = { selectedIndex, canDecide, decide };
-  useEffect(() => {
-    function onKeyDown(e: KeyboardEvent) {
-      if (isTyping(e)) return;
-      const cards = [...(list.current?.querySelectorAll<HTMLElement>("[data-testid=approval-card]") ?? [])];
-      if (cards.length === 0) return;
-      const state = keyState.current;
-      const focused = cards.findIndex((c) => c.contains(document.activeElement));
-      const current = focused >= 0 ? focused : Math.min(state.selectedIndex, cards.length - 1);
-      const key = e.key.toLowerCase();
-      const arrow = focused >= 0 && (key === "arrowdown" || key === "arrowup");
-      if (key === "j" || key === "k" || arrow) {
-        e.preventDefault();
-        const down = key === "j" || key === "arrowdown";
-        // The first J on a fresh page lands on the first card rather than skipping it.
-        const next =
-          focused < 0 ? current : Math.max(0, Math.min(cards.length - 1, current + (down ? 1 : -1)));
-        cards[next]?.focus();
-        cards[next]?.scrollIntoView({ block: "nearest" });
-        setSelected(next);
-        return;
-      }
-      const answer = KEYS[key];
-      const card = cards[current];
-      if (!answer || !card || !state.canDecide || state.decide.isPending) return;
-      if (Number(card.dataset.expiresAt) <= Date.now()) return;
-      if (answer === "session" && card.dataset.sessionGrantable === "false") return;
-      e.preventDefault();
-      answeredIndex.current = current;
-      state.decide.mutate({ approvalId: card.id, answer });
-    }
-    document.addEventListener("keydown", onKeyDown);
-    return () => document.removeEventListener("keydown", onKeyDown);
-  }, []);
-
-  const connected = live.status === "pending";
   return (
     <>
-      <div className="page-head">
-        <div>
-          <h1>Approvals</h1>
-          {canDecide ? (
-            <p>
-              Calls that wait for a human. <kbd>J</kbd>/<kbd>K</kbd> move between requests; <kbd>A</kbd>{" "}
-              allows the selected one once, <kbd>S</kbd> for the session, <kbd>D</kbd> denies.
-            </p>
-          ) : (
-            <p>Calls that wait for a human. You can watch the queue; approvers answer it.</p>
-          )}
-        </div>
-        <span className="muted row" data-testid="live-status">
-          <span className={`live-dot ${connected ? "" : "off"}`} aria-hidden />{" "}
-          {connected ? "live" : live.status}
-        </span>
-      </div>
+      <QueueHead canDecide={canDecide} status={live.status} />
       {queue.error && <ErrorNote error={queue.error} />}
 
       <section aria-labelledby="pending-h" className="stack">
@@ -166,11 +71,10 @@ export function ApprovalsQueue({
         </h2>
         <div ref={list} className="stack" aria-live="polite">
           {data.pending.length === 0 ? (
-            <div className="card empty">
-              <strong>No pending approvals</strong>
+            <EmptyState className="card" title="No pending approvals">
               Write, execute and external calls in default mode wait here for a decision. Try one in the{" "}
               <Link href="/playground">Playground</Link>.
-            </div>
+            </EmptyState>
           ) : (
             data.pending.map((a, i) => (
               <ApprovalCard
@@ -179,11 +83,9 @@ export function ApprovalsQueue({
                 canDecide={canDecide}
                 decide={decide}
                 highlighted={a.id === target}
-                selected={canDecide && i === selectedIndex}
-                onSelect={() => setSelected(i)}
-                onAnswered={() => {
-                  answeredIndex.current = i;
-                }}
+                selected={canDecide && i === keys.selectedIndex}
+                onSelect={() => keys.select(i)}
+                onAnswered={() => keys.answered(i)}
               />
             ))
           )}
@@ -199,24 +101,39 @@ export function ApprovalsQueue({
         </p>
         <HistoryFilterForm values={filters} onChange={setFilters} />
         {data.history.length === 0 ? (
-          <div className="empty empty-compact">
-            {filtered ? (
-              <>
-                <strong>No decisions match these filters</strong>
-                Clear a filter to see more.
-              </>
-            ) : (
-              <>
-                <strong>No decisions yet</strong>
-                Answered and expired requests move here.
-              </>
-            )}
-          </div>
+          <EmptyState
+            className="empty-compact"
+            title={filtered ? "No decisions match these filters" : "No decisions yet"}
+          >
+            {filtered ? "Clear a filter to see more." : "Answered and expired requests move here."}
+          </EmptyState>
         ) : (
           <HistoryTable rows={data.history} target={target} />
         )}
       </section>
     </>
+  );
+}
+
+function QueueHead({ canDecide, status }: { canDecide: boolean; status: string }) {
+  const connected = status === "pending";
+  return (
+    <div className="page-head">
+      <div>
+        <h1>Approvals</h1>
+        {canDecide ? (
+          <p>
+            Calls that wait for a human. <kbd>J</kbd>/<kbd>K</kbd> move between requests; <kbd>A</kbd> allows
+            the selected one once, <kbd>S</kbd> for the session, <kbd>D</kbd> denies.
+          </p>
+        ) : (
+          <p>Calls that wait for a human. You can watch the queue; approvers answer it.</p>
+        )}
+      </div>
+      <span className="muted row" data-testid="live-status">
+        <span className={`live-dot ${connected ? "" : "off"}`} aria-hidden /> {connected ? "live" : status}
+      </span>
+    </div>
   );
 }
 
@@ -233,11 +150,10 @@ function Grants({ grants, canRevoke }: { grants: Queue["grants"]; canRevoke: boo
       <h2 id="grants-h">Session grants</h2>
       {revoke.error && <ErrorNote error={revoke.error} />}
       {grants.length === 0 ? (
-        <div className="empty empty-compact">
-          <strong>No session grants</strong>
+        <EmptyState className="empty-compact" title="No session grants">
           "Allow for session" lets a session repeat a capability without asking; such grants are listed here
           and can be revoked in one action.
-        </div>
+        </EmptyState>
       ) : (
         <ul className="grants">
           {grants.map((g) => (

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { DataTable } from "@/app/_components/data-table";
 import { JsonView } from "@/app/_components/json-view";
 import { RelativeTime } from "@/app/_components/relative-time";
 import { getDb } from "@/server/db";
@@ -98,64 +99,30 @@ export default async function AuditPage({
             )}
           </div>
         ) : (
-          <div className="table-wrap">
-            <table className="runs-table audit-table" aria-label="Audit entries">
-              <thead>
-                <tr>
-                  <th className="num">#</th>
-                  <th>When</th>
-                  <th>Who</th>
-                  <th>Action</th>
-                  <th>Target</th>
-                  <th>Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.map((e) => (
-                  <tr key={e.id} data-testid={`audit-${e.seq}`}>
-                    <td className="num mono">{e.seq}</td>
-                    <td className="muted">
-                      <RelativeTime value={e.at} />
-                    </td>
-                    <td>
-                      {e.actorName || e.actorType}
-                      <div className="small muted">{e.actorType}</div>
-                    </td>
-                    <td>
-                      <code>{e.action}</code>
-                    </td>
-                    <td className="audit-target">{e.target}</td>
-                    <td>
-                      <details>
-                        <summary className="small">
-                          {e.before !== null || e.after !== null ? "before / after" : "details"}
-                        </summary>
-                        <div className="audit-detail">
-                          {e.before !== null && (
-                            <div>
-                              <div className="small muted">Before</div>
-                              <JsonView value={parsed(e.before)} />
-                            </div>
-                          )}
-                          {e.after !== null && (
-                            <div>
-                              <div className="small muted">After</div>
-                              <JsonView value={parsed(e.after)} />
-                            </div>
-                          )}
-                          <div>
-                            <div className="small muted">Details</div>
-                            <JsonView value={parsed(e.detail)} />
-                          </div>
-                          <div className="small muted mono">hash {e.hash.slice(0, 16)}…</div>
-                        </div>
-                      </details>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Audit entries"
+            className="runs-table audit-table"
+            dense={false}
+            rows={entries}
+            rowKey={(e) => e.id}
+            rowProps={(e) => ({ "data-testid": `audit-${e.seq}` })}
+            columns={[
+              { label: "#", className: "num mono", headClassName: "num", cell: (e) => e.seq },
+              { label: "When", className: "muted", cell: (e) => <RelativeTime value={e.at} /> },
+              {
+                label: "Who",
+                cell: (e) => (
+                  <>
+                    {e.actorName || e.actorType}
+                    <div className="small muted">{e.actorType}</div>
+                  </>
+                ),
+              },
+              { label: "Action", cell: (e) => <code>{e.action}</code> },
+              { label: "Target", className: "audit-target", cell: (e) => e.target },
+              { label: "Details", cell: (e) => <AuditDetails entry={e} /> },
+            ]}
+          />
         )}
       </div>
       <div className="row" style={{ justifyContent: "space-between", marginTop: 10 }}>
@@ -164,6 +131,34 @@ export default async function AuditPage({
           <Link href={`/audit?${params({ before: String(last.seq) })}`}>Older entries →</Link>
         )}
       </div>
+    </div>
+  );
+}
+
+type AuditEntry = Awaited<ReturnType<typeof listAuditEntries>>[number];
+
+/** The entry's before and after state and its details, folded. */
+function AuditDetails({ entry: e }: { entry: AuditEntry }) {
+  return (
+    <details>
+      <summary className="small">
+        {e.before !== null || e.after !== null ? "before / after" : "details"}
+      </summary>
+      <div className="audit-detail">
+        {e.before !== null && <Labelled label="Before" value={parsed(e.before)} />}
+        {e.after !== null && <Labelled label="After" value={parsed(e.after)} />}
+        <Labelled label="Details" value={parsed(e.detail)} />
+        <div className="small muted mono">hash {e.hash.slice(0, 16)}…</div>
+      </div>
+    </details>
+  );
+}
+
+function Labelled({ label, value }: { label: string; value: unknown }) {
+  return (
+    <div>
+      <div className="small muted">{label}</div>
+      <JsonView value={value} />
     </div>
   );
 }

@@ -1,13 +1,16 @@
 "use client";
+/** The API keys page: the keys, creating one (shown once, with snippets), revoking. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { CopyButton } from "../../_components/copy-button";
 import { DataTable } from "../../_components/data-table";
+import { EmptyState } from "../../_components/empty-state";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
-import { TabPanel, Tabs } from "../../_components/tabs";
+import { TextField } from "../../_components/text-field";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
+import { Snippets } from "./client-snippets";
 
 const MODE_HELP: Record<Mode, string> = {
   plan: "reads only; everything else is blocked",
@@ -25,7 +28,6 @@ export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null;
   const invalidate = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
   const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions({ onSuccess: invalidate }));
   const [fresh, setFresh] = useState<FreshKey | null>(null);
-  const [confirm, setConfirm] = useState<string | null>(null);
   const [origin, setOrigin] = useState(publicUrl ?? "");
   useEffect(() => {
     if (!publicUrl) setOrigin(window.location.origin);
@@ -48,102 +50,14 @@ export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null;
           {keys.isPending ? (
             <p className="muted">Loading keys…</p>
           ) : list.length === 0 ? (
-            <div className="empty">
-              <strong>No API keys yet</strong>
+            <EmptyState title="No API keys yet">
               Create one on the right, then paste the snippet below into your MCP client.
-            </div>
+            </EmptyState>
           ) : (
-            <DataTable
-              rows={list}
-              rowKey={(k) => k.id}
-              rowProps={(k) => ({
-                className: k.revokedAt ? "rule-off" : undefined,
-                "data-testid": `key-${k.name}`,
-              })}
-              columns={[
-                {
-                  label: "Name",
-                  cell: (k) => (
-                    <>
-                      <strong>{k.name}</strong>
-                      <div className="small muted">
-                        <code>{k.prefix}…</code> · {k.owner} · created <RelativeTime value={k.createdAt} />
-                      </div>
-                    </>
-                  ),
-                },
-                {
-                  label: "Mode",
-                  cell: (k) => (
-                    <>
-                      <span className="pill">{k.mode}</span>
-                    </>
-                  ),
-                },
-                {
-                  label: "Modules",
-                  cell: (k) => (
-                    <>
-                      {k.modules.includes("*") ? (
-                        <span className="muted">all modules</span>
-                      ) : (
-                        <span className="row" style={{ gap: 4 }}>
-                          {k.modules.map((m) => (
-                            <code key={m}>{m}</code>
-                          ))}
-                        </span>
-                      )}
-                    </>
-                  ),
-                },
-                {
-                  label: "Used",
-                  className: "small",
-                  cell: (k) => (
-                    <>
-                      <RelativeTime value={k.lastUsedAt} />
-                    </>
-                  ),
-                },
-                {
-                  label: "Actions",
-                  hideLabel: true,
-                  className: "actions",
-                  cell: (k) => (
-                    <>
-                      {k.revokedAt ? (
-                        <span className="pill pill-bad">
-                          revoked <RelativeTime value={k.revokedAt} />
-                        </span>
-                      ) : confirm === k.id ? (
-                        <span className="row" style={{ justifyContent: "flex-end" }}>
-                          <button
-                            type="button"
-                            className="btn btn-sm btn-danger"
-                            autoFocus
-                            disabled={revoke.isPending}
-                            onClick={() => revoke.mutate({ id: k.id }, { onSettled: () => setConfirm(null) })}
-                          >
-                            Revoke now
-                          </button>
-                          <button type="button" className="btn btn-sm" onClick={() => setConfirm(null)}>
-                            Keep
-                          </button>
-                        </span>
-                      ) : (
-                        <button
-                          type="button"
-                          className="btn btn-sm btn-danger"
-                          aria-label={`Revoke ${k.name}`}
-                          onClick={() => setConfirm(k.id)}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </>
-                  ),
-                },
-              ]}
+            <KeysTable
+              keys={list}
+              revoking={revoke.isPending}
+              onRevoke={(id, done) => revoke.mutate({ id }, { onSettled: done })}
             />
           )}
         </section>
@@ -162,6 +76,115 @@ export function KeysAdmin({ publicUrl, projectDir }: { publicUrl: string | null;
         <Snippets apiKey={fresh?.key ?? PLACEHOLDER} origin={origin} projectDir={projectDir} />
       </section>
     </div>
+  );
+}
+
+type KeyRow = RouterOutputs["apiKeys"]["list"][number];
+
+/** The keys, newest first; revoking asks once more in place. */
+function KeysTable({
+  keys,
+  revoking,
+  onRevoke,
+}: {
+  keys: KeyRow[];
+  revoking: boolean;
+  onRevoke: (id: string, done: () => void) => void;
+}) {
+  const [confirm, setConfirm] = useState<string | null>(null);
+  return (
+    <DataTable
+      rows={keys}
+      rowKey={(k) => k.id}
+      rowProps={(k) => ({
+        className: k.revokedAt ? "rule-off" : undefined,
+        "data-testid": `key-${k.name}`,
+      })}
+      columns={[
+        {
+          label: "Name",
+          cell: (k) => (
+            <>
+              <strong>{k.name}</strong>
+              <div className="small muted">
+                <code>{k.prefix}…</code> · {k.owner} · created <RelativeTime value={k.createdAt} />
+              </div>
+            </>
+          ),
+        },
+        {
+          label: "Mode",
+          cell: (k) => (
+            <>
+              <span className="pill">{k.mode}</span>
+            </>
+          ),
+        },
+        {
+          label: "Modules",
+          cell: (k) => (
+            <>
+              {k.modules.includes("*") ? (
+                <span className="muted">all modules</span>
+              ) : (
+                <span className="row" style={{ gap: 4 }}>
+                  {k.modules.map((m) => (
+                    <code key={m}>{m}</code>
+                  ))}
+                </span>
+              )}
+            </>
+          ),
+        },
+        {
+          label: "Used",
+          className: "small",
+          cell: (k) => (
+            <>
+              <RelativeTime value={k.lastUsedAt} />
+            </>
+          ),
+        },
+        {
+          label: "Actions",
+          hideLabel: true,
+          className: "actions",
+          cell: (k) => (
+            <>
+              {k.revokedAt ? (
+                <span className="pill pill-bad">
+                  revoked <RelativeTime value={k.revokedAt} />
+                </span>
+              ) : confirm === k.id ? (
+                <span className="row" style={{ justifyContent: "flex-end" }}>
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-danger"
+                    autoFocus
+                    disabled={revoking}
+                    onClick={() => onRevoke(k.id, () => setConfirm(null))}
+                  >
+                    Revoke now
+                  </button>
+                  <button type="button" className="btn btn-sm" onClick={() => setConfirm(null)}>
+                    Keep
+                  </button>
+                </span>
+              ) : (
+                <button
+                  type="button"
+                  className="btn btn-sm btn-danger"
+                  aria-label={`Revoke ${k.name}`}
+                  onClick={() => setConfirm(k.id)}
+                >
+                  Revoke
+                </button>
+              )}
+            </>
+          ),
+        },
+      ]}
+    />
   );
 }
 
@@ -223,16 +246,15 @@ function CreateKey({ onCreated }: { onCreated: (key: FreshKey) => void }) {
     <section className="card" aria-labelledby="create-key-h">
       <h2 id="create-key-h">Create a key</h2>
       <form className="stack" onSubmit={submit}>
-        <label>
-          Name <span className="field-hint">who or what uses it</span>
-          <input
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="laptop-claude"
-            required
-            maxLength={60}
-          />
-        </label>
+        <TextField
+          label="Name"
+          hint="who or what uses it"
+          value={name}
+          onChange={setName}
+          placeholder="laptop-claude"
+          required
+          maxLength={60}
+        />
         <label>
           Mode
           <select
@@ -295,85 +317,5 @@ function CreateKey({ onCreated }: { onCreated: (key: FreshKey) => void }) {
         </div>
       </form>
     </section>
-  );
-}
-
-const SNIPPETS = ["http", "claude", "stdio", "stdio-json"] as const;
-type SnippetId = (typeof SNIPPETS)[number];
-const SNIPPET_LABEL: Record<SnippetId, string> = {
-  http: "HTTP (JSON config)",
-  claude: "Claude Code",
-  stdio: "stdio command",
-  "stdio-json": "stdio (JSON config)",
-};
-
-function snippetText(id: SnippetId, key: string, origin: string, projectDir: string): string {
-  const url = `${origin}/api/mcp`;
-  switch (id) {
-    case "http":
-      return JSON.stringify(
-        { mcpServers: { toolstore: { type: "http", url, headers: { Authorization: `Bearer ${key}` } } } },
-        null,
-        2,
-      );
-    case "claude":
-      return `claude mcp add --transport http toolstore ${url} \\\n  --header "Authorization: Bearer ${key}"`;
-    case "stdio":
-      return `cd ${shellQuote(projectDir)}\nTOOLSTORE_API_KEY=${key} npm run toolstore -- mcp`;
-    case "stdio-json":
-      return JSON.stringify(
-        {
-          mcpServers: {
-            toolstore: {
-              command: "npm",
-              args: ["--prefix", projectDir, "run", "--silent", "toolstore", "--", "mcp"],
-              env: { TOOLSTORE_API_KEY: key },
-            },
-          },
-        },
-        null,
-        2,
-      );
-  }
-}
-
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
-}
-
-function Snippets({
-  apiKey,
-  origin,
-  projectDir,
-  compact,
-}: {
-  apiKey: string;
-  origin: string;
-  projectDir: string;
-  compact?: boolean;
-}) {
-  const [tab, setTab] = useState<SnippetId>("http");
-  const text = snippetText(tab, apiKey, origin || "http://127.0.0.1:3000", projectDir);
-  return (
-    <div>
-      <Tabs
-        label={compact ? "Snippets with the new key" : "Client snippets"}
-        idPrefix={compact ? "fresh-snippet" : "snippet"}
-        selected={tab}
-        onSelect={setTab}
-        tabs={SNIPPETS.map((id) => ({ id, label: SNIPPET_LABEL[id] }))}
-      />
-      <TabPanel className="snippet" idPrefix={compact ? "fresh-snippet" : "snippet"} selected={tab}>
-        <pre data-testid={`snippet-${tab}`}>{text}</pre>
-        <CopyButton text={text} />
-      </TabPanel>
-      {!compact && (
-        <p className="field-hint" style={{ margin: 0 }}>
-          {tab === "http" || tab === "claude"
-            ? `Streamable HTTP at ${origin || "<origin>"}/api/mcp; every request carries Authorization: Bearer <key>.`
-            : "The stdio server runs in the project folder and reads the key from TOOLSTORE_API_KEY."}
-        </p>
-      )}
-    </div>
   );
 }

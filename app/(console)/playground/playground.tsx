@@ -1,6 +1,6 @@
 "use client";
-import { skipToken, useMutation, useQuery } from "@tanstack/react-query";
-import { useSubscription } from "@trpc/tanstack-react-query";
+/** The Playground: write an action, run it through the gate, watch its calls and read its output. */
+import { useMutation, useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -10,10 +10,10 @@ import type { ObservationEnvelope } from "@/server/core/actions/envelope";
 import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { OutputPanes } from "../_run/output-panes";
 import { Timeline } from "../_run/timeline";
-import { applyRunEvent, closeWaiting, type TimelineRow } from "../_run/timeline-model";
 import type { CodeEditorHandle } from "./code-editor";
 import { EXAMPLES } from "./examples";
 import { ModuleList } from "./module-list";
+import { type Phase, usePlaygroundRun } from "./use-playground-run";
 
 const CodeEditor = dynamic(() => import("./code-editor"), {
   ssr: false,
@@ -25,8 +25,6 @@ const MODE_LABEL: Record<Mode, string> = {
   default: "default · asks first",
   auto: "auto · no questions",
 };
-
-type Phase = "idle" | "starting" | "running" | "finished";
 
 export function Playground({
   initialCode,
@@ -41,50 +39,11 @@ export function Playground({
   const editor = useRef<CodeEditorHandle>(null);
   const code = useRef(initialCode);
   const [mode, setMode] = useState<Mode>(initialMode);
-  const [phase, setPhase] = useState<Phase>("idle");
-  const [target, setTarget] = useState<{ runId: string; afterSeq: number } | null>(null);
-  const [rows, setRows] = useState<TimelineRow[]>([]);
-  const [envelope, setEnvelope] = useState<ObservationEnvelope | null>(null);
-  const [startedAt, setStartedAt] = useState<number | null>(null);
-
   const modules = useQuery(trpc.playground.modules.queryOptions(undefined, { staleTime: 30_000 }));
   const save = useMutation(trpc.playground.save.mutationOptions());
-  const cancel = useMutation(trpc.playground.cancel.mutationOptions());
-  const start = useMutation(
-    trpc.playground.run.mutationOptions({
-      onSuccess: (started) => {
-        setTarget(started);
-        setPhase("running");
-      },
-      onError: () => setPhase("idle"),
-    }),
-  );
-
-  useSubscription(
-    trpc.runs.watch.subscriptionOptions(target ?? skipToken, {
-      onData: ({ data: item }) => {
-        if (item.kind === "finished") {
-          setRows(closeWaiting);
-          setEnvelope(item.envelope);
-          setPhase("finished");
-          return;
-        }
-        setRows((prev) => applyRunEvent(prev, item.type, item.payload, item.seq));
-      },
-    }),
-  );
-
-  const running = phase === "starting" || phase === "running";
-  const run = useCallback(() => {
-    if (!canRun || running) return;
-    const text = editor.current?.getValue() ?? code.current;
-    setRows([]);
-    setEnvelope(null);
-    setTarget(null);
-    setStartedAt(Date.now());
-    setPhase("starting");
-    start.mutate({ code: text, mode });
-  }, [canRun, running, mode, start]);
+  const currentCode = useCallback(() => editor.current?.getValue() ?? code.current, []);
+  const action = usePlaygroundRun({ canRun, mode, code: currentCode });
+  const { run, running, phase, target, envelope } = action;
 
   // Ctrl/Cmd+Enter outside the editor too (the editor binds its own).
   useEffect(() => {
@@ -109,76 +68,31 @@ export function Playground({
   );
 
   const mounted = new Set(modules.data?.modules.map((m) => m.name) ?? []);
-  const examples = EXAMPLES.filter((e) => e.modules.every((m) => mounted.has(m)));
-  const waiting = rows.filter((r) => r.state === "waiting");
+  const waiting = action.rows.filter((r) => r.state === "waiting");
 
   return (
     <div className="pg">
-      <div className="pg-toolbar" role="toolbar" aria-label="Playground">
-        <h1 className="pg-title">Playground</h1>
-        <button
-          type="button"
-          className="btn btn-primary"
-          onClick={run}
-          disabled={!canRun || running}
-          aria-keyshortcuts="Control+Enter Meta+Enter"
-        >
-          {running ? "Running…" : "Run"} <kbd aria-hidden>Ctrl+Enter</kbd>
-        </button>
-        {running && target && (
-          <button
-            type="button"
-            className="btn"
-            onClick={() => cancel.mutate({ runId: target.runId })}
-            disabled={cancel.isPending}
-          >
-            Cancel
-          </button>
-        )}
-        <label className="inline-field">
-          <span>Mode</span>
-          <select
-            aria-label="Mode"
-            value={mode}
-            onChange={(e) => {
-              const next = e.target.value as Mode;
-              setMode(next);
-              saveSoon(next);
-            }}
-          >
-            {MODES.map((m) => (
-              <option key={m} value={m}>
-                {MODE_LABEL[m]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="inline-field">
-          <span className="visually-hidden">Examples</span>
-          <select
-            aria-label="Examples"
-            value=""
-            onChange={(e) => {
-              const example = EXAMPLES.find((x) => x.id === e.target.value);
-              if (example) editor.current?.replace(example.code);
-            }}
-          >
-            <option value="">Examples…</option>
-            {examples.map((e) => (
-              <option key={e.id} value={e.id}>
-                {e.title}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
+      <PlaygroundToolbar
+        canRun={canRun}
+        running={running}
+        onRun={run}
+        onCancel={target ? action.cancel : undefined}
+        cancelling={action.cancelling}
+        mode={mode}
+        onMode={(next) => {
+          setMode(next);
+          saveSoon(next);
+        }}
+        examples={EXAMPLES.filter((e) => e.modules.every((m) => mounted.has(m)))}
+        onExample={(example) => editor.current?.replace(example.code)}
+      />
       {!canRun && (
         <div className="card notice" role="note">
           You can read and edit here; running actions needs the <strong>approver</strong> role.
         </div>
       )}
-      {start.error && <ErrorNote error={start.error} />}
-      {cancel.error && <ErrorNote error={cancel.error} />}
+      {action.startError && <ErrorNote error={action.startError} />}
+      {action.cancelError && <ErrorNote error={action.cancelError} />}
       <div className="pg-panes">
         <section className="pane pane-editor" aria-label="Editor">
           <div className="pane-body editor-host">
@@ -200,7 +114,7 @@ export function Playground({
             <h2 id="tl-h">Timeline</h2>
             <RunStatus
               phase={phase}
-              startedAt={startedAt}
+              startedAt={action.startedAt}
               waiting={waiting.map((w) => w.capability)}
               envelope={envelope}
             />
@@ -210,31 +124,9 @@ export function Playground({
           {running && <div className="progress" role="progressbar" aria-label="Action running" />}
           <div className="pane-body" aria-live="polite">
             <Timeline
-              rows={rows}
+              rows={action.rows}
               canDecide={canRun}
-              empty={
-                running ? (
-                  "Running… capability calls appear here as the gate decides them."
-                ) : envelope?.error?.kind === "refused" ? (
-                  <div className="tl-refusal" data-testid="timeline-refusal">
-                    <strong>Refused before it ran</strong>
-                    <span className="mono">{envelope.error.message}</span>
-                    <span>Fix the imports and press Run again; nothing was called.</span>
-                  </div>
-                ) : envelope ? (
-                  <>
-                    <strong>No capability calls</strong>
-                    This action called no capability
-                    {envelope.error ? ` (it ended with ${envelope.error.kind}: see Error)` : ""}.
-                  </>
-                ) : (
-                  <>
-                    <strong>No calls yet</strong>
-                    Press Run (Ctrl+Enter). Each capability call appears here with its gate decision; calls
-                    that need a human can be answered inline.
-                  </>
-                )
-              }
+              empty={<TimelineEmpty running={running} envelope={envelope} />}
             />
           </div>
         </section>
@@ -243,6 +135,108 @@ export function Playground({
         </section>
       </div>
     </div>
+  );
+}
+
+type Example = (typeof EXAMPLES)[number];
+
+function PlaygroundToolbar({
+  canRun,
+  running,
+  onRun,
+  onCancel,
+  cancelling,
+  mode,
+  onMode,
+  examples,
+  onExample,
+}: {
+  canRun: boolean;
+  running: boolean;
+  onRun: () => void;
+  /** Set once the run has an id to cancel. */
+  onCancel: (() => void) | undefined;
+  cancelling: boolean;
+  mode: Mode;
+  onMode: (mode: Mode) => void;
+  /** The examples whose modules are mounted. */
+  examples: Example[];
+  onExample: (example: Example) => void;
+}) {
+  return (
+    <div className="pg-toolbar" role="toolbar" aria-label="Playground">
+      <h1 className="pg-title">Playground</h1>
+      <button
+        type="button"
+        className="btn btn-primary"
+        onClick={onRun}
+        disabled={!canRun || running}
+        aria-keyshortcuts="Control+Enter Meta+Enter"
+      >
+        {running ? "Running…" : "Run"} <kbd aria-hidden>Ctrl+Enter</kbd>
+      </button>
+      {running && onCancel && (
+        <button type="button" className="btn" onClick={onCancel} disabled={cancelling}>
+          Cancel
+        </button>
+      )}
+      <label className="inline-field">
+        <span>Mode</span>
+        <select aria-label="Mode" value={mode} onChange={(e) => onMode(e.target.value as Mode)}>
+          {MODES.map((m) => (
+            <option key={m} value={m}>
+              {MODE_LABEL[m]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="inline-field">
+        <span className="visually-hidden">Examples</span>
+        <select
+          aria-label="Examples"
+          value=""
+          onChange={(e) => {
+            const example = EXAMPLES.find((x) => x.id === e.target.value);
+            if (example) onExample(example);
+          }}
+        >
+          <option value="">Examples…</option>
+          {examples.map((e) => (
+            <option key={e.id} value={e.id}>
+              {e.title}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+/** What the timeline says while it has no rows: running, refused, no calls, or not run yet. */
+function TimelineEmpty({ running, envelope }: { running: boolean; envelope: ObservationEnvelope | null }) {
+  if (running) return "Running… capability calls appear here as the gate decides them.";
+  if (envelope?.error?.kind === "refused")
+    return (
+      <div className="tl-refusal" data-testid="timeline-refusal">
+        <strong>Refused before it ran</strong>
+        <span className="mono">{envelope.error.message}</span>
+        <span>Fix the imports and press Run again; nothing was called.</span>
+      </div>
+    );
+  if (envelope)
+    return (
+      <>
+        <strong>No capability calls</strong>
+        This action called no capability
+        {envelope.error ? ` (it ended with ${envelope.error.kind}: see Error)` : ""}.
+      </>
+    );
+  return (
+    <>
+      <strong>No calls yet</strong>
+      Press Run (Ctrl+Enter). Each capability call appears here with its gate decision; calls that need a
+      human can be answered inline.
+    </>
   );
 }
 

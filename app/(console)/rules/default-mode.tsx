@@ -1,8 +1,10 @@
 "use client";
+/** The default mode of console sessions, and the mode × category table the gate applies. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { CATEGORIES, MODES, type Mode } from "@/server/core/capabilities/types";
 import { MODE_TABLE, type ModeCell } from "@/server/core/gate/terms";
+import { DataTable } from "../../_components/data-table";
 import { ErrorNote } from "../../_components/error-note";
 import { useTRPC } from "../../_lib/trpc";
 
@@ -56,33 +58,32 @@ export function DefaultModeCard({ canEdit }: { canEdit: boolean }) {
         ))}
       </fieldset>
       {!canEdit && <p className="field-hint">Only an admin changes the default mode.</p>}
-      <table className="matrix" aria-label="What each mode does with each category">
-        <thead>
-          <tr>
-            <th scope="col">mode</th>
-            {CATEGORIES.map((c) => (
-              <th key={c} scope="col">
-                {c}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {MODES.map((m) => (
-            <tr key={m} className={m === current ? "current" : undefined}>
-              <td>
+      <DataTable
+        label="What each mode does with each category"
+        className="matrix"
+        dense={false}
+        cards={false}
+        rows={MODES}
+        rowKey={(m) => m}
+        rowProps={(m) => ({ className: m === current ? "current" : undefined })}
+        columns={[
+          {
+            label: "mode",
+            cell: (m) => (
+              <>
                 {m}
                 {m === current && <span className="visually-hidden"> (default)</span>}
-              </td>
-              {CATEGORIES.map((c) => (
-                <td key={c}>
-                  <span className={`effect effect-${MODE_TABLE[m][c]}`}>{CELL_LABEL[MODE_TABLE[m][c]]}</span>
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          ...CATEGORIES.map((c) => ({
+            label: c,
+            cell: (m: Mode) => (
+              <span className={`effect effect-${MODE_TABLE[m][c]}`}>{CELL_LABEL[MODE_TABLE[m][c]]}</span>
+            ),
+          })),
+        ]}
+      />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { RULE_EFFECTS } from "@/server/core/gate/terms";
 import { requireUser } from "../../_lib/session";
 import { DefaultModeCard } from "./default-mode";
 import { RulesAdmin } from "./rules-admin";
@@ -8,8 +9,6 @@ import "../../_styles/admin-pages.css";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Rules and modes" };
 
-const EFFECTS = ["allow", "ask", "deny"] as const;
-
 export default async function RulesPage({
   searchParams,
 }: {
@@ -18,7 +17,7 @@ export default async function RulesPage({
   const user = await requireUser();
   const params = await searchParams;
   const one = (v: string | string[] | undefined) => (typeof v === "string" ? v.slice(0, 500) : undefined);
-  const effect = EFFECTS.find((e) => e === one(params.effect));
+  const effect = RULE_EFFECTS.find((e) => e === one(params.effect));
   const pattern = one(params.pattern);
   const description = one(params.description);
   const prefill = pattern

@@ -1,11 +1,15 @@
 "use client";
+/** Test a call: what the gate would decide for a sample call, step by step, without running it. */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import type { Mode } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../_components/category-badge";
+import { DataTable } from "../../_components/data-table";
+import { EmptyState } from "../../_components/empty-state";
 import { ErrorNote } from "../../_components/error-note";
 import { ModeSelect } from "../../_components/mode-select";
 import { sampleArgs } from "../../_components/schema-sample";
+import { groupByModule } from "../../_lib/group-by-module";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
 interface Submitted {
@@ -38,11 +42,7 @@ export function TestCall() {
   const [edited, setEdited] = useState(false);
   const effectiveMode = mode ?? defaultMode.data ?? "default";
 
-  const modules = useMemo(() => {
-    const map = new Map<string, string[]>();
-    for (const c of caps.data ?? []) map.set(c.module, [...(map.get(c.module) ?? []), c.name]);
-    return [...map.entries()];
-  }, [caps.data]);
+  const modules = useMemo(() => groupByModule(caps.data ?? []), [caps.data]);
 
   const schema = useQuery({
     ...trpc.capabilities.schema.queryOptions({ name: capability }),
@@ -70,9 +70,6 @@ export function TestCall() {
     setSubmitted(next);
   }
 
-  const data = result.data;
-  const decidingStep = data ? stepOf(data.evaluation) : -1;
-
   return (
     <section className="card" aria-labelledby="test-h">
       <h2 id="test-h">Test a call</h2>
@@ -97,9 +94,9 @@ export function TestCall() {
                 </option>
                 {modules.map(([module, names]) => (
                   <optgroup key={module} label={`toolstore/${module}`}>
-                    {names.map((n) => (
-                      <option key={n} value={n}>
-                        {n}
+                    {names.map((c) => (
+                      <option key={c.name} value={c.name}>
+                        {c.name}
                       </option>
                     ))}
                   </optgroup>
@@ -136,81 +133,93 @@ export function TestCall() {
         <div aria-live="polite" data-testid="test-result">
           <ErrorNote error={result.error} />
           {!submitted && (
-            <div className="empty">
-              <strong>No call tested yet</strong>
+            <EmptyState title="No call tested yet">
               Choose a capability, adjust the arguments and press Test call.
-            </div>
+            </EmptyState>
           )}
-          {result.isFetching && !data && <p className="muted">Evaluating…</p>}
-          {data && (
-            <div className="stack">
-              <div className="decision">
-                <span className={`effect effect-${data.evaluation.decision}`}>
-                  {data.evaluation.decision}
-                </span>
-                <div>
-                  <div className="decision-reason">{data.evaluation.reason}</div>
-                  <div className="small muted">
-                    <code>{data.capability}</code> · <CategoryBadge category={data.category} /> · {data.mode}{" "}
-                    mode
-                  </div>
-                </div>
-              </div>
-              <div>
-                <h3>Why</h3>
-                <ol className="steps">
-                  {STEP_LABELS.map((label, i) => (
-                    <li
-                      key={label}
-                      className={i === decidingStep ? "decided" : i > decidingStep ? "skipped" : undefined}
-                    >
-                      {label}: {stepText(i, data, decidingStep)}
-                    </li>
-                  ))}
-                </ol>
-              </div>
-              {data.rules.length > 0 && (
-                <div>
-                  <h3>Enabled rules</h3>
-                  <table className="dense">
-                    <thead>
-                      <tr>
-                        <th scope="col">Rule</th>
-                        <th scope="col">Name</th>
-                        <th scope="col">Conditions</th>
-                        <th scope="col">Matches</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.rules.map((r) => (
-                        <tr key={r.id}>
-                          <td>
-                            <span className={`effect effect-${r.effect}`}>{r.effect}</span>{" "}
-                            <code>{r.pattern}</code>
-                          </td>
-                          <td className={r.nameMatches ? "yes" : "no"}>{r.nameMatches ? "✓" : "✗"}</td>
-                          <td>
-                            {r.conditions.length === 0 && <span className="muted">none</span>}
-                            {r.conditions.map((c) => (
-                              <div key={`${c.path}${c.op}`} className={c.holds ? "yes" : "no"}>
-                                {c.holds ? "✓" : "✗"} <code>{c.path}</code> {c.op}{" "}
-                                <code>{JSON.stringify(c.value)}</code>
-                              </div>
-                            ))}
-                            {r.versionMatches === false && <div className="no">✗ other code version</div>}
-                          </td>
-                          <td className={r.matches ? "yes" : "no"}>{r.matches ? "yes" : "no"}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
-              )}
-            </div>
-          )}
+          {result.isFetching && !result.data && <p className="muted">Evaluating…</p>}
+          {result.data && <TestResult data={result.data} />}
         </div>
       </div>
     </section>
+  );
+}
+
+type TestResultData = RouterOutputs["rules"]["testCall"];
+
+/** The decision, the steps of the gate up to the one that decided, and how each rule matched. */
+function TestResult({ data }: { data: TestResultData }) {
+  const decidingStep = stepOf(data.evaluation);
+  return (
+    <div className="stack">
+      <div className="decision">
+        <span className={`effect effect-${data.evaluation.decision}`}>{data.evaluation.decision}</span>
+        <div>
+          <div className="decision-reason">{data.evaluation.reason}</div>
+          <div className="small muted">
+            <code>{data.capability}</code> · <CategoryBadge category={data.category} /> · {data.mode} mode
+          </div>
+        </div>
+      </div>
+      <div>
+        <h3>Why</h3>
+        <ol className="steps">
+          {STEP_LABELS.map((label, i) => (
+            <li
+              key={label}
+              className={i === decidingStep ? "decided" : i > decidingStep ? "skipped" : undefined}
+            >
+              {label}: {stepText(i, data, decidingStep)}
+            </li>
+          ))}
+        </ol>
+      </div>
+      {data.rules.length > 0 && (
+        <div>
+          <h3>Enabled rules</h3>
+          <RuleMatches rules={data.rules} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+const mark = (yes: boolean, text: [string, string] = ["✓", "✗"]) => (
+  <span className={yes ? "yes" : "no"}>{yes ? text[0] : text[1]}</span>
+);
+
+function RuleMatches({ rules }: { rules: TestResultData["rules"] }) {
+  return (
+    <DataTable
+      rows={rules}
+      rowKey={(r) => r.id}
+      columns={[
+        {
+          label: "Rule",
+          cell: (r) => (
+            <>
+              <span className={`effect effect-${r.effect}`}>{r.effect}</span> <code>{r.pattern}</code>
+            </>
+          ),
+        },
+        { label: "Name", cell: (r) => mark(r.nameMatches) },
+        {
+          label: "Conditions",
+          cell: (r) => (
+            <>
+              {r.conditions.length === 0 && <span className="muted">none</span>}
+              {r.conditions.map((c) => (
+                <div key={`${c.path}${c.op}`} className={c.holds ? "yes" : "no"}>
+                  {c.holds ? "✓" : "✗"} <code>{c.path}</code> {c.op} <code>{JSON.stringify(c.value)}</code>
+                </div>
+              ))}
+              {r.versionMatches === false && <div className="no">✗ other code version</div>}
+            </>
+          ),
+        },
+        { label: "Matches", cell: (r) => mark(r.matches, ["yes", "no"]) },
+      ]}
+    />
   );
 }
 

@@ -1,8 +1,11 @@
 "use client";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import type { FormEvent } from "react";
+import type { ChangeEvent, FormEvent } from "react";
+import { FilterSelect } from "@/app/_components/filter-select";
 import type { RunFilters } from "@/server/services/runs";
+
+const plain = (values: string[]) => values.map((value) => ({ value, label: value }));
 
 /** The runs filter bar; plain GET query parameters, applied as soon as a choice changes. */
 export function FilterForm({
@@ -29,50 +32,23 @@ export function FilterForm({
     e.preventDefault();
     apply(e.currentTarget);
   }
+  const change = (e: ChangeEvent<HTMLSelectElement>) => e.currentTarget.form && apply(e.currentTarget.form);
+  const selects = [
+    { label: "Surface", name: "surface", value: values.surface, options: plain(surfaces) },
+    { label: "Status", name: "status", value: values.status, options: plain(statuses) },
+    {
+      label: "API key",
+      name: "key",
+      value: values.key,
+      options: keys.map((k) => ({ value: k.id, label: `${k.name} (${k.prefix}…)` })),
+    },
+  ];
   const active = Boolean(values.surface || values.status || values.key || values.capability);
   return (
     <form className="filters" onSubmit={onSubmit} aria-label="Filter runs">
-      <label>
-        Surface
-        <select
-          name="surface"
-          defaultValue={values.surface ?? ""}
-          onChange={(e) => e.currentTarget.form && apply(e.currentTarget.form)}
-        >
-          <option value="">All</option>
-          {surfaces.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Status
-        <select
-          name="status"
-          defaultValue={values.status ?? ""}
-          onChange={(e) => e.currentTarget.form && apply(e.currentTarget.form)}
-        >
-          <option value="">All</option>
-          {statuses.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        API key
-        <select
-          name="key"
-          defaultValue={values.key ?? ""}
-          onChange={(e) => e.currentTarget.form && apply(e.currentTarget.form)}
-        >
-          <option value="">All</option>
-          {keys.map((k) => (
-            <option key={k.id} value={k.id}>
-              {k.name} ({k.prefix}…)
-            </option>
-          ))}
-        </select>
-      </label>
+      {selects.map((select) => (
+        <FilterSelect key={select.name} {...select} onChange={change} />
+      ))}
       <label>
         Capability
         <input

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { RelativeTime } from "@/app/_components/relative-time";
+import { DataTable } from "@/app/_components/data-table";
 import { SURFACES } from "@/server/core/capabilities/types";
 import { getDb } from "@/server/db";
 import { latestEventSeq } from "@/server/infra/events";
@@ -8,8 +8,8 @@ import { listRuns, parseRunFilters, RUN_STATUSES, runFilterOptions } from "@/ser
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";
 import { FilterForm } from "./filter-form";
+import { runDurationColumn, runStartedColumn, runStatusColumn, runSurfaceColumn } from "./run-columns";
 import { RunsLive } from "./runs-live";
-import { StatusPill } from "./status-pill";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Runs" };
@@ -65,41 +65,31 @@ export default async function RunsPage({
             )}
           </div>
         ) : (
-          <table className="runs-table" aria-label="Runs">
-            <thead>
-              <tr>
-                <th>Run</th>
-                <th>Status</th>
-                <th>Surface</th>
-                <th>Who</th>
-                <th>Mode</th>
-                <th className="num">Calls</th>
-                <th className="num">Duration</th>
-                <th>Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((r) => (
-                <tr key={r.id}>
-                  <td>
+          <DataTable
+            label="Runs"
+            className="runs-table"
+            dense={false}
+            rows={runs}
+            rowKey={(r) => r.id}
+            columns={[
+              {
+                label: "Run",
+                cell: (r) => (
+                  <>
                     <Link href={`/runs/${r.id}`}>{r.title || "Untitled"}</Link>{" "}
                     <span className="muted mono">#{r.id.slice(-6)}</span>
-                  </td>
-                  <td>
-                    <StatusPill status={r.status} errorKind={r.errorKind} />
-                  </td>
-                  <td className="muted">{r.surface}</td>
-                  <td>{r.who}</td>
-                  <td className="muted">{r.mode}</td>
-                  <td className="num mono">{r.calls}</td>
-                  <td className="num mono">{r.durationMs != null ? `${r.durationMs} ms` : "…"}</td>
-                  <td className="muted">
-                    <RelativeTime value={r.startedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              runStatusColumn(),
+              runSurfaceColumn(),
+              { label: "Who", cell: (r) => r.who },
+              { label: "Mode", className: "muted", cell: (r) => r.mode },
+              { label: "Calls", className: "num mono", headClassName: "num", cell: (r) => r.calls },
+              runDurationColumn(),
+              runStartedColumn(),
+            ]}
+          />
         )}
       </div>
       <div className="row" style={{ justifyContent: "space-between", marginTop: 10 }}>

@@ -3,6 +3,7 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { useTRPC } from "@/app/_lib/trpc";
+import { type LiveEventType, RUN_STATE_EVENT_TYPES } from "@/server/core/event-types";
 
 /**
  * Refreshes the server-rendered list when a run starts or finishes anywhere. `since` is the event
@@ -10,10 +11,10 @@ import { useTRPC } from "@/app/_lib/trpc";
  */
 export function RunsLive({
   since,
-  types = ["run.started", "run.finished"],
+  types = RUN_STATE_EVENT_TYPES,
 }: {
   since: number;
-  types?: string[];
+  types?: readonly LiveEventType[];
 }) {
   const trpc = useTRPC();
   const router = useRouter();
@@ -22,7 +23,7 @@ export function RunsLive({
   const [from] = useState(since);
   useSubscription(
     trpc.events.live.subscriptionOptions(
-      { types, lastEventId: String(from) },
+      { types: [...types], lastEventId: String(from) },
       {
         onData: () => {
           clearTimeout(timer.current);

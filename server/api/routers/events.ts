@@ -1,15 +1,21 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
+import { LIVE_EVENT_TYPES } from "../../core/event-types";
 import { getEventBus } from "../../infra/live";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 export const eventsRouter = router({
   /**
    * Live events for the console's views. `lastEventId` lets the SSE link resume after a
-   * reconnect without losing events.
+   * reconnect without losing events. `types` takes known event names only: a misspelt one
+   * would otherwise subscribe to nothing, silently.
    */
   live: viewerProcedure
-    .input(z.object({ types: z.array(z.string()).optional(), lastEventId: z.string().nullish() }).optional())
+    .input(
+      z
+        .object({ types: z.array(z.enum(LIVE_EVENT_TYPES)).optional(), lastEventId: z.string().nullish() })
+        .optional(),
+    )
     .subscription(async function* ({ input, signal }) {
       const afterSeq = input?.lastEventId ? Number(input.lastEventId) : undefined;
       for await (const event of getEventBus().subscribe({

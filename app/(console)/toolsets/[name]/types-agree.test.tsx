@@ -12,8 +12,8 @@ import { createMemoryPorts } from "@/server/core/testing/memory-ports";
 import { SHIPPED_MODULE_NAMES, shippedToolsets } from "@/server/core/testing/shipped-modules";
 import type { Db } from "@/server/db";
 import type { ServerEngine } from "@/server/engine";
-import { buildToolsetModule } from "@/server/modules/toolsets";
 import { createMcpBackend } from "@/server/mcp/mcp-backend";
+import { buildToolsetModule } from "@/server/modules/toolsets";
 import { playgroundModules } from "@/server/services/playground";
 import { Params } from "./params";
 
