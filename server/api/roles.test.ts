@@ -49,6 +49,8 @@ const POLICY: Record<string, Min> = {
   "capabilities.history": "viewer",
   "capabilities.changeCategory": "admin",
   "capabilities.decidePending": "admin",
+  "capabilities.reviews": "viewer",
+  "capabilities.acceptReview": "admin",
   "rules.list": "viewer",
   "rules.create": "admin",
   "rules.update": "admin",

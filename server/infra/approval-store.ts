@@ -15,7 +15,8 @@ import type {
 } from "../core/gate/ports";
 import type { Db, Prisma } from "../db";
 
-const approvalSelect = {
+/** Every column of an approval the gate reads (the console's queue selects these too). */
+export const APPROVAL_FIELDS = {
   id: true,
   runId: true,
   sessionId: true,
@@ -38,6 +39,8 @@ const approvalSelect = {
   grantId: true,
   endReason: true,
 } as const;
+
+const approvalSelect = APPROVAL_FIELDS;
 
 type ApprovalRow = Prisma.ApprovalGetPayload<{ select: typeof approvalSelect }>;
 
@@ -121,15 +124,10 @@ export function createPrismaApprovalStore(db: Db): ApprovalStore {
 }
 
 export function createPrismaGrantStore(db: Db): GrantStore {
-  const toGrant = (row: {
-    id: string;
-    sessionId: string;
-    capability: string;
-    versionHash: string;
-    approvalId: string | null;
-    grantedById: string | null;
-    createdAt: Date;
-  }): SessionGrant => ({ ...row, createdAt: row.createdAt.getTime() });
+  const toGrant = (row: Omit<SessionGrant, "createdAt"> & { createdAt: Date }): SessionGrant => ({
+    ...row,
+    createdAt: row.createdAt.getTime(),
+  });
   const select = {
     id: true,
     sessionId: true,

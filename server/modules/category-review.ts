@@ -9,17 +9,14 @@ import type { CapabilityRegistry } from "../core/capabilities/registry";
 import { CATEGORIES } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
+import { categoryReasonSchema } from "../services/capability-categories";
 import type { ReviewItem, SourcePlugin } from "./plugin";
 
 export const acceptReviewSchema = z.object({
   capability: z.string().trim().min(1).max(200),
   hash: z.string().trim().min(1).max(200),
   category: z.enum(CATEGORIES),
-  reason: z
-    .string()
-    .trim()
-    .min(3, "say why (at least 3 characters); the reason is kept in the history")
-    .max(500, "the reason has at most 500 characters"),
+  reason: categoryReasonSchema,
 });
 export type AcceptReviewRequest = z.input<typeof acceptReviewSchema>;
 

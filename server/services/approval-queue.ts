@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { Db, Prisma } from "../db";
+import { APPROVAL_FIELDS } from "../infra/approval-store";
 import type { EventBus } from "../infra/events";
 import { getEventBus } from "../infra/live";
 import { getRunManifests, type RunManifest } from "./action-manifest";
@@ -12,23 +13,7 @@ import { getRunManifests, type RunManifest } from "./action-manifest";
 const HISTORY_SIZE = 50;
 
 const approvalSelect = {
-  id: true,
-  runId: true,
-  sessionId: true,
-  capability: true,
-  category: true,
-  argsSnapshot: true,
-  argsHash: true,
-  requestedBy: true,
-  apiKeyId: true,
-  status: true,
-  scope: true,
-  decidedAt: true,
-  expiresAt: true,
-  createdAt: true,
-  grantId: true,
-  sessionGrantable: true,
-  endReason: true,
+  ...APPROVAL_FIELDS,
   decidedBy: { select: { displayName: true } },
   run: { select: { title: true, surface: true } },
 } as const;

@@ -11,14 +11,17 @@ import { CATEGORIES, type Category } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db, Prisma } from "../db";
 
+/** Why an admin set a category: kept in the history beside who and when. */
+export const categoryReasonSchema = z
+  .string()
+  .trim()
+  .min(3, "say why (at least 3 characters); the reason is kept in the history")
+  .max(500, "the reason has at most 500 characters");
+
 export const categoryChangeSchema = z.object({
   capability: z.string().trim().min(1).max(200),
   category: z.enum(CATEGORIES),
-  reason: z
-    .string()
-    .trim()
-    .min(3, "say why (at least 3 characters); the reason is kept in the history")
-    .max(500, "the reason has at most 500 characters"),
+  reason: categoryReasonSchema,
 });
 export type CategoryChangeInput = z.input<typeof categoryChangeSchema>;
 

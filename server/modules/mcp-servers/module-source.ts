@@ -13,7 +13,7 @@ import type { Db } from "../../db";
 import { type ConnectionConfig, type ConnectionManager, createConnectionManager } from "./connections";
 import { mapToolResult } from "./results";
 import { openSecrets, resolveSecretPlaceholders } from "./secrets";
-import { setServerStatus, syncServerTools, wireName } from "./servers";
+import { CONNECTION_FIELDS, setServerStatus, syncServerTools, wireName } from "./servers";
 
 export interface McpModuleSourceOptions {
   db: Db;
@@ -34,15 +34,7 @@ export interface McpModuleSource extends ModuleSource {
 }
 
 const serverSelect = {
-  id: true,
-  name: true,
-  transport: true,
-  command: true,
-  args: true,
-  env: true,
-  url: true,
-  headers: true,
-  callTimeoutMs: true,
+  ...CONNECTION_FIELDS,
   toolsSyncedAt: true,
   tools: {
     where: { status: "accepted" },

@@ -178,7 +178,8 @@ export async function removeServer(db: Db, name: string): Promise<void> {
   await db.mcpServer.delete({ where: { id: row.id }, select: { id: true } });
 }
 
-const serverSelect = {
+/** The columns a connection is made from (module-source.ts connects with them). */
+export const CONNECTION_FIELDS = {
   id: true,
   name: true,
   transport: true,
@@ -188,6 +189,21 @@ const serverSelect = {
   url: true,
   headers: true,
   callTimeoutMs: true,
+} as const;
+
+/** An upstream tool's definition as stored: what its hash covers, and where it stands. */
+const TOOL_DEFINITION = {
+  id: true,
+  name: true,
+  exportName: true,
+  description: true,
+  inputSchema: true,
+  hash: true,
+  status: true,
+} as const;
+
+const serverSelect = {
+  ...CONNECTION_FIELDS,
   enabled: true,
   status: true,
   lastError: true,
@@ -328,18 +344,7 @@ export async function syncServerTools(db: Db, server: string, tools: UpstreamToo
     select: {
       id: true,
       tools: {
-        select: {
-          id: true,
-          name: true,
-          exportName: true,
-          hash: true,
-          status: true,
-          description: true,
-          inputSchema: true,
-          annotations: true,
-          acceptedHash: true,
-          previous: true,
-        },
+        select: { ...TOOL_DEFINITION, annotations: true, acceptedHash: true, previous: true },
       },
     },
   });
@@ -483,16 +488,7 @@ export async function categorizeTools(
     select: {
       id: true,
       tools: {
-        select: {
-          id: true,
-          name: true,
-          exportName: true,
-          description: true,
-          inputSchema: true,
-          hash: true,
-          status: true,
-          proposedCategory: true,
-        },
+        select: { ...TOOL_DEFINITION, proposedCategory: true },
       },
     },
   });

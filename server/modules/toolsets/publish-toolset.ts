@@ -130,16 +130,7 @@ async function unchangedVersion(db: Db, input: PublishInput): Promise<PublishRes
       })
     : null;
   if (!current || current.contentHash !== hash) return null;
-  return {
-    status: "unchanged",
-    name,
-    version: current.version,
-    contentHash: current.contentHash,
-    changes: [],
-    warnings: [],
-    pendingCategories: [],
-    message: `${name} is already at v${current.version} (hash ${shortHash(current.contentHash)}); nothing published`,
-  };
+  return unchangedResult(name, current, []);
 }
 
 export async function publishToolset(db: Db, input: PublishInput): Promise<PublishResult> {
@@ -160,6 +151,24 @@ export async function publishToolset(db: Db, input: PublishInput): Promise<Publi
       throw again;
     }
   }
+}
+
+/** A publish of the content the toolset already has: nothing is written. */
+function unchangedResult(
+  name: string,
+  current: { version: number; contentHash: string },
+  warnings: PublishResult["warnings"],
+): PublishResult {
+  return {
+    status: "unchanged",
+    name,
+    version: current.version,
+    contentHash: current.contentHash,
+    changes: [],
+    warnings,
+    pendingCategories: [],
+    message: `${name} is already at v${current.version} (hash ${shortHash(current.contentHash)}); nothing published`,
+  };
 }
 
 /** A module name belongs to one source: a toolset may not take a built-in's or an MCP server's. */
@@ -389,16 +398,7 @@ async function publishCompiled(
   await assertModuleNameFree(db, name);
   const { existing, current } = await readCurrent(db, name);
   if (current && current.contentHash === compiled.contentHash) {
-    return {
-      status: "unchanged",
-      name,
-      version: current.version,
-      contentHash: current.contentHash,
-      changes: [],
-      warnings: compiled.warnings,
-      pendingCategories: [],
-      message: `${name} is already at v${current.version} (hash ${shortHash(current.contentHash)}); nothing published`,
-    };
+    return unchangedResult(name, current, compiled.warnings);
   }
 
   const previous = current ? versionView(current) : undefined;

@@ -102,16 +102,21 @@ function notFound(name: string): AppError {
   return new AppError("NOT_FOUND", `no toolset named "${name}"`);
 }
 
+/** The toolset's own columns, as the list and the detail read them. */
+const TOOLSET_FIELDS = {
+  id: true,
+  name: true,
+  description: true,
+  timeoutMs: true,
+  allowedHosts: true,
+  currentVersionId: true,
+} as const;
+
 export async function listToolsets(db: Db): Promise<ToolsetSummary[]> {
   const toolsets = await db.toolset.findMany({
     orderBy: { name: "asc" },
     select: {
-      id: true,
-      name: true,
-      description: true,
-      timeoutMs: true,
-      allowedHosts: true,
-      currentVersionId: true,
+      ...TOOLSET_FIELDS,
       updatedAt: true,
       envVars: { select: { name: true } },
     },
@@ -158,12 +163,7 @@ export async function getToolset(db: Db, name: string): Promise<ToolsetDetail> {
   const toolset = await db.toolset.findUnique({
     where: { name },
     select: {
-      id: true,
-      name: true,
-      description: true,
-      timeoutMs: true,
-      allowedHosts: true,
-      currentVersionId: true,
+      ...TOOLSET_FIELDS,
       envVars: {
         select: { name: true, value: true, secret: true, updatedAt: true },
         orderBy: { name: "asc" },
