@@ -96,7 +96,7 @@ function request(language: "python" | "typescript", exportName: string): RunBind
   };
 }
 
-function valueOf(result: BindingResult): unknown {
+function returnedValue(result: BindingResult): unknown {
   expect(result).toMatchObject({ ok: true });
   return result.ok ? result.value : undefined;
 }
@@ -105,8 +105,8 @@ describe("[BINDING-HOST] one host for both runtimes", { timeout: 120_000 }, () =
   it("refuses a host the toolset does not declare as permission_denied, with the same words", async () => {
     const expected = refusedHost("https://elsewhere.test/x", ["api.declared.test"]);
     expect(expected.message).toContain("elsewhere.test is not among this toolset's allowed hosts");
-    const fromPython = valueOf(await python.runBinding(request("python", "refused")));
-    const fromTypescript = valueOf(await pool.runBinding(request("typescript", "refused")));
+    const fromPython = returnedValue(await python.runBinding(request("python", "refused")));
+    const fromTypescript = returnedValue(await pool.runBinding(request("typescript", "refused")));
     expect(fromPython).toEqual({ error: "permission_denied", message: expected.message });
     expect(fromTypescript).toEqual({ error: "permission_denied", message: expected.message });
     expect(fetched).toEqual([]);
