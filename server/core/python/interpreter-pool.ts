@@ -29,6 +29,16 @@ export interface InterpreterPoolOptions extends InterpreterWorkerOptions {
   message(slot: InterpreterSlot, message: WorkerMessage): void;
 }
 
+export interface PythonRuntimeStats {
+  workers: number;
+  busy: number;
+  /** Blank workers (no trust domain yet). */
+  spare: number;
+  domains: string[];
+  started: number;
+  retired: number;
+}
+
 export interface InterpreterPool {
   /** A ready interpreter for `domain`, busy until `release` (see interpreter-queue.ts). */
   acquire(domain: string, options?: AcquireOptions): Promise<InterpreterSlot>;
@@ -37,14 +47,7 @@ export interface InterpreterPool {
   /** Keep spares from now on (a CLI that only parses never starts one). */
   wantSpares(): void;
   warm(): Promise<void>;
-  stats(): {
-    workers: number;
-    busy: number;
-    spare: number;
-    domains: string[];
-    started: number;
-    retired: number;
-  };
+  stats(): PythonRuntimeStats;
   close(): Promise<void>;
 }
 

@@ -24,8 +24,10 @@ import type { HostFetch } from "../sandbox/host-fetch";
 import { hashText, runBindingCall } from "./binding-call";
 import { createCallSender } from "./call-protocol";
 import { answerHostFetch } from "./host-bridge";
-import { createInterpreterPool, PARSE_DOMAIN } from "./interpreter-pool";
+import { createInterpreterPool, PARSE_DOMAIN, type PythonRuntimeStats } from "./interpreter-pool";
 import type { PythonParseOutput } from "./parse-python";
+
+export type { PythonRuntimeStats } from "./interpreter-pool";
 
 const MiB = 1024 * 1024;
 
@@ -72,15 +74,6 @@ export interface PythonRuntimeOptions {
    * allow-list is checked before it is called, either way.
    */
   egress?: (request: RunBindingRequest) => HostFetch;
-}
-
-export interface PythonRuntimeStats {
-  workers: number;
-  busy: number;
-  spare: number;
-  domains: string[];
-  started: number;
-  retired: number;
 }
 
 /** A skill's `.py` script: `def main(input)`, run with a toolset's lockdown and no network. */

@@ -8,8 +8,14 @@
  * boundary; a failed call is a value with one of the codes below, never an exception.
  */
 import { isAppError } from "../errors";
-import { createEgressFetch, type HmacRequest, hmacWithSecret, redactSecrets } from "./egress";
-import { type HostFetch, type HostFetchRequest, hostOfUrl, isHostAllowed } from "./host-fetch";
+import {
+  createEgressFetch,
+  type EgressOptions,
+  type HmacRequest,
+  hmacWithSecret,
+  redactSecrets,
+} from "./egress";
+import { type HostFetchRequest, hostOfUrl, isHostAllowed } from "./host-fetch";
 import type { LogEntry } from "./protocol";
 
 /** Why a binding's host call failed: the guest sees it as `e.error` (TypeScript) or httpx's `error` (Python). */
@@ -35,19 +41,8 @@ export type BindingHostReply = { ok: true; value: unknown } | { ok: false; error
 /** A guest's request as it crosses: a per-request timeout is optional (Python's httpx sets one). */
 export type BindingFetchRequest = Partial<HostFetchRequest> & { url: string; timeoutMs?: number };
 
-export interface BindingHostOptions {
-  allowedHosts: readonly string[];
-  /** Secret values by name (RunBindingRequest.secrets): for egress and hmac only. */
-  secrets?: Readonly<Record<string, string>>;
-  /** Extra values to mask (RunBindingRequest.redact). */
-  redact?: readonly string[];
-  /** Timeout of one request with the default fetch. */
-  timeoutMs: number;
-  maxBodyBytes?: number;
-  /** A caller-supplied fetch under egress (tests, embedders); it must re-check redirect targets itself. */
-  fetch?: HostFetch;
-  /** Where declared hosts are really sent (host-fetch.ts, TOOLSTORE_EGRESS_ALIASES). */
-  hostAliases?: Readonly<Record<string, string>>;
+/** Egress as for createEgressFetch (its `fetch`, when given, must re-check redirect targets itself). */
+export interface BindingHostOptions extends EgressOptions {
   /** Fetch calls one run may make; beyond it a call fails `limit_exceeded`. Default: no cap here. */
   maxFetches?: number;
 }
@@ -79,15 +74,7 @@ export function createBindingHost(options: BindingHostOptions): BindingHost {
   const masked = [...new Set([...Object.values(secrets), ...(options.redact ?? [])])].filter(
     (value) => value.length > 0,
   );
-  const egress = createEgressFetch({
-    allowedHosts: options.allowedHosts,
-    secrets,
-    redact: options.redact ?? [],
-    timeoutMs: options.timeoutMs,
-    maxBodyBytes: options.maxBodyBytes ?? 4 << 20,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.hostAliases ? { hostAliases: options.hostAliases } : {}),
-  });
+  const egress = createEgressFetch(options);
   let fetches = 0;
   const redact = (text: string) => redactSecrets(text, masked);
 
