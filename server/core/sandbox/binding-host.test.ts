@@ -119,6 +119,19 @@ describe("binding host", () => {
     });
   });
 
+  it("ends a request at its own timeout as a timeout", async () => {
+    const hanging: HostFetch = (_request, signal) =>
+      new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason)));
+    const reply = await host(hanging).fetch({ url: "https://api.example.com/slow", timeoutMs: 20 });
+    expect(reply).toMatchObject({ ok: false, error: { error: "timeout" } });
+    const renamed = await host(async () => {
+      const error = new Error("deadline");
+      error.name = "TimeoutError";
+      throw error;
+    }).fetch({ url: "https://api.example.com/" });
+    expect(renamed).toMatchObject({ ok: false, error: { error: "timeout", message: "deadline" } });
+  });
+
   it("stops a call's requests past its budget", async () => {
     const { sent, fetch } = recordingFetch();
     const bindingHost = host(fetch, { maxFetches: 2 });

@@ -89,12 +89,9 @@ export function createBindingHost(options: BindingHostOptions): BindingHost {
       return { ok: false, error: refusedHost(request.url, options.allowedHosts) };
     }
     const { timeoutMs, ...plain } = request;
-    const bounded =
-      typeof timeoutMs === "number" && timeoutMs > 0
-        ? signal
-          ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
-          : AbortSignal.timeout(timeoutMs)
-        : signal;
+    const ownTimeout =
+      typeof timeoutMs === "number" && timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    const bounded = ownTimeout && signal ? AbortSignal.any([signal, ownTimeout]) : (ownTimeout ?? signal);
     try {
       const outgoing: HostFetchRequest = {
         url: plain.url,
@@ -105,7 +102,9 @@ export function createBindingHost(options: BindingHostOptions): BindingHost {
       return { ok: true, value: await egress(outgoing, bounded) };
     } catch (error) {
       const message = redact(error instanceof Error ? error.message : String(error));
-      return { ok: false, error: { error: timedOut(error) ? "timeout" : "fetch_failed", message } };
+      // The request's own timeout, however the fetch under egress reported the abort.
+      const code = timedOut(error) || ownTimeout?.aborted ? "timeout" : "fetch_failed";
+      return { ok: false, error: { error: code, message } };
     }
   }
 

@@ -192,7 +192,10 @@ export function createEgressFetch(options: EgressOptions): HostFetch {
       if (error instanceof AppError) {
         throw new AppError(error.code, redactSecrets(error.message, masked), { details: error.details });
       }
-      throw new Error(redactSecrets((error as Error).message ?? String(error), masked));
+      const failure = new Error(redactSecrets((error as Error).message ?? String(error), masked));
+      // Kept: callers tell a timeout (TimeoutError) from other failures by it.
+      if (error instanceof Error) failure.name = error.name;
+      throw failure;
     }
   };
 }
