@@ -33,8 +33,9 @@
  * for a host the toolset does not allow).
  *
  * The parts: pool-scheduler.ts (per-key queues and caps), pool-watchdog.ts (deadlines, idle
- * workers), pool-workers.ts (starting a worker), pool-host-calls.ts (a guest's host call) and
- * pool-bindings.ts (a binding call); this file wires them to the workers' messages.
+ * workers), pool-workers.ts (starting a worker), pool-runs.ts (a run from submission to outcome),
+ * pool-host-calls.ts (a guest's host call) and pool-bindings.ts (a binding call, served by the
+ * shared binding-host.ts); this file wires them to the workers' messages.
  */
 import { availableParallelism } from "node:os";
 import type { BindingRuntime } from "./binding-runtime";
