@@ -17,6 +17,7 @@ import {
   type HostFetch,
   type HostFetchRequest,
   type HostFetchResponse,
+  hostOfUrl,
   isHostAllowed,
 } from "./host-fetch";
 
@@ -97,7 +98,7 @@ export function fillRequestSecrets(
   if (!secretsAllowedFor(request.url, allowedHosts)) {
     throw new AppError(
       "FORBIDDEN",
-      `secrets are sent only to hosts this toolset declares by name, not to ${hostOf(request.url)}`,
+      `secrets are sent only to hosts this toolset declares by name, not to ${hostOfUrl(request.url)}`,
     );
   }
   const headers: Record<string, string> = {};
@@ -191,7 +192,10 @@ export function createEgressFetch(options: EgressOptions): HostFetch {
       if (error instanceof AppError) {
         throw new AppError(error.code, redactSecrets(error.message, masked), { details: error.details });
       }
-      throw new Error(redactSecrets((error as Error).message ?? String(error), masked));
+      const failure = new Error(redactSecrets((error as Error).message ?? String(error), masked));
+      // Kept: callers tell a timeout (TimeoutError) from other failures by it.
+      if (error instanceof Error) failure.name = error.name;
+      throw failure;
     }
   };
 }
@@ -206,7 +210,7 @@ function prepareHop(
   if (hasSecretPlaceholder(request.body)) {
     throw new AppError(
       "FORBIDDEN",
-      `refused to resend a body with a secret to ${hostOf(request.url)} after a redirect`,
+      `refused to resend a body with a secret to ${hostOfUrl(request.url)} after a redirect`,
     );
   }
   const headers: Record<string, string> = {};
@@ -271,13 +275,5 @@ function safeDecode(url: string): string {
     return decodeURIComponent(url);
   } catch {
     return url;
-  }
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return JSON.stringify(url.slice(0, 100));
   }
 }

@@ -115,6 +115,15 @@ export function parseHostAliases(text: string | undefined): Record<string, strin
   return aliases;
 }
 
+/** The `host[:port]` of a URL for a message; a string that is no URL, quoted and cut. */
+export function hostOfUrl(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return JSON.stringify(String(url).slice(0, 100));
+  }
+}
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** A HostFetch over the platform `fetch` that enforces the allowlist on every hop. */

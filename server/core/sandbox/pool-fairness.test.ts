@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandboxPool, type HostCallReply, type SandboxPool } from "./pool";
+import { runStuckAction } from "./pool-testing";
 
 const LOOP = "export default async function () { while (true) {} }";
 const TRIVIAL = "export default async function () { return 1; }";
@@ -145,16 +146,7 @@ export default async function () { return await wait({}); }`,
       },
     });
     await called.promise;
-    const before = pool.stats().workersReplaced;
-    const stuck = await pool.runAction({
-      code: 'export default () => new Array(3e7).join("ab").length',
-      modules: {},
-      limits: { deadlineMs: 100 },
-      onCall: noCalls,
-      fairnessKey: "runaway",
-    });
-    expect(stuck.error?.kind).toBe("timeout");
-    expect(pool.stats().workersReplaced).toBe(before + 1);
+    expect(await runStuckAction(pool, "runaway")).toEqual({ kind: "timeout", replaced: 1 });
     reply.resolve({ ok: true, value: 7 });
     expect(await bystander).toMatchObject({ ok: true, resultJson: "7" });
   }, 30_000);

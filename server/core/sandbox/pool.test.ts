@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandboxPool, type SandboxPool } from "./pool";
+import { runStuckAction } from "./pool-testing";
 
 let pool: SandboxPool;
 let server: Server;
@@ -266,15 +267,7 @@ describe("pool", () => {
   const noCalls = async () => ({ ok: true as const });
 
   it("terminates and replaces a worker stuck in a long built-in call", async () => {
-    const before = pool.stats().workersReplaced;
-    const stuck = await pool.runAction({
-      code: 'export default () => new Array(3e7).join("ab").length',
-      modules: {},
-      limits: { deadlineMs: 100 },
-      onCall: noCalls,
-    });
-    expect(stuck.error?.kind).toBe("timeout");
-    expect(pool.stats().workersReplaced).toBe(before + 1);
+    expect(await runStuckAction(pool)).toEqual({ kind: "timeout", replaced: 1 });
     const after = await pool.runAction({ code: "export default () => 42", modules: {}, onCall: noCalls });
     expect(after).toMatchObject({ ok: true, resultJson: "42" });
   });

@@ -17,7 +17,6 @@ import type {
   QuickJSDeferredPromise,
   QuickJSHandle,
   QuickJSRuntime,
-  VmCallResult,
 } from "quickjs-emscripten-core";
 import {
   BRIDGE_SOURCES,
@@ -29,12 +28,19 @@ import {
   HELPERS_SOURCE,
   MODULE_NAMES,
 } from "./guest-sources";
+import {
+  classifyGuestError,
+  guestError,
+  guestParse,
+  guestString,
+  type Helpers,
+  stringLength,
+} from "./guest-values";
 import type {
   FromWorker,
   Job,
   LogEntry,
   SandboxError,
-  SandboxErrorKind,
   ToWorker,
   WorkerInit,
   WorkerOutcome,
@@ -47,6 +53,7 @@ import {
   QUICKJS_INITIAL_MEMORY,
   QUICKJS_MAX_MEMORY,
 } from "./quickjs-module";
+import { GLOBALS_CHECK, globalsUnchanged } from "./warm-globals";
 
 const port = parentPort;
 if (!port) throw new Error("worker-main.ts must run in a worker thread");
@@ -176,8 +183,6 @@ function breakModule(m: SharedModule, cause: Running, error: SandboxError): void
 // ---------------------------------------------------------------------------------------------
 // Running jobs
 
-type Helpers = { -readonly [K in keyof typeof HELPER_INDEX]: QuickJSHandle };
-
 interface Running {
   id: number;
   job: Job;
@@ -235,7 +240,7 @@ const running = new Map<number, Running>();
 // its own instance; the worker may be the toolset's lane or that of an action that called it).
 // Each call still starts on fresh state: the module is a factory (binding-factory.ts) that each
 // call runs again, so its module-level variables start over, and a context goes back only if its
-// call ended cleanly and left `globalThis` and the built-ins as it found them (GLOBALS_CHECK).
+// call ended cleanly and left `globalThis` and the built-ins as it found them (GLOBALS_CHECK, warm-globals.ts).
 
 interface HostRef {
   current: Running;
@@ -249,82 +254,6 @@ interface WarmContext {
   ns: QuickJSHandle;
   globalsCheck: QuickJSHandle;
   host: HostRef;
-}
-
-/**
- * Global script, run in a binding's context before the toolset's code first runs there, so that a
- * warm context gives the next call the built-ins and globals as they were:
- * - the built-in constructors and namespaces (`Math`, `JSON`, `Array`, ...) are frozen: replacing
- *   `Math.max` throws a TypeError;
- * - the global object, `console` and the built-in prototypes are made non-extensible, and none of
- *   their properties can be deleted or redefined (so none becomes a getter that runs guest code
- *   when this check reads it);
- * - the prototype methods that objects commonly set their own over (SES's override list: every
- *   property of Object.prototype, Array.prototype and the typed arrays' prototype; constructor,
- *   name, message and toString of the Function and Error prototypes; Promise.prototype's
- *   constructor) stay writable, as do the globals and console's methods, and their values are
- *   remembered; every other prototype property is read-only;
- * - it returns a function that answers whether the remembered values are all still the same: a
- *   call that replaced a global, a console method or a prototype's method does not leave its
- *   context warm.
- * It holds its own references, so guest code cannot fool it by replacing Reflect or Object. Not
- * seen: state inside objects reached through globals that are not built-ins.
- */
-const GLOBALS_CHECK = `(() => {
-  const g = globalThis, ownKeys = Reflect.ownKeys, seal = Object.preventExtensions;
-  const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty;
-  const typed = Object.getPrototypeOf(Uint8Array);
-  const frozen = [Object, Function, Array, String, Number, Boolean, Symbol, BigInt, Math, JSON, Reflect,
-    Promise, Map, Set, WeakMap, WeakSet, Date, RegExp, Error, TypeError, RangeError, ArrayBuffer, typed,
-    Uint8Array];
-  const all = true;
-  const overridable = new Map([[g, all], [console, all], [Object.prototype, all], [Array.prototype, all],
-    [typed.prototype, all], [Function.prototype, ["constructor", "bind", "name", "toString"]],
-    [Error.prototype, ["constructor", "message", "name", "toString"]],
-    [TypeError.prototype, ["constructor", "message", "name"]], [RangeError.prototype, ["message"]],
-    [Promise.prototype, ["constructor"]]]);
-  const watched = [g, console, Object.prototype, Function.prototype, Array.prototype, String.prototype,
-    Number.prototype, Boolean.prototype, Symbol.prototype, BigInt.prototype, Promise.prototype,
-    Map.prototype, Set.prototype, WeakMap.prototype, WeakSet.prototype, Date.prototype,
-    RegExp.prototype, Error.prototype, TypeError.prototype, RangeError.prototype,
-    ArrayBuffer.prototype, typed.prototype, Uint8Array.prototype];
-  const objects = [], keys = [], values = [];
-  for (let j = 0; j < watched.length; j++) {
-    const o = watched[j], own = ownKeys(o), keep = overridable.get(o);
-    for (let i = 0; i < own.length; i++) {
-      const key = own[i], d = describe(o, key);
-      if ("value" in d && d.writable) {
-        if (keep === all || (keep !== undefined && keep.includes(key))) {
-          objects.push(o);
-          keys.push(key);
-          values.push(d.value);
-          define(o, key, { configurable: false });
-        } else define(o, key, { configurable: false, writable: false });
-      } else if (d.configurable) define(o, key, { configurable: false });
-    }
-  }
-  for (let i = 0; i < frozen.length; i++) Object.freeze(frozen[i]);
-  for (let i = 0; i < watched.length; i++) seal(watched[i]);
-  return function unchanged() {
-    for (let i = 0; i < keys.length; i++) {
-      const a = objects[i][keys[i]], b = values[i];
-      // NaN (globalThis.NaN) is the one value not equal to itself.
-      if (a !== b && !(a !== a && b !== b)) return false;
-    }
-    return true;
-  };
-})()`;
-
-/** Whether the call left the globals as they were (a failing check counts as changed). */
-function globalsUnchanged(ctx: QuickJSContext, check: QuickJSHandle): boolean {
-  const result = ctx.callFunction(check, ctx.undefined);
-  if (result.error) {
-    result.error.dispose();
-    return false;
-  }
-  const ok = ctx.typeof(result.value) === "boolean" && ctx.dump(result.value) === true;
-  result.value.dispose();
-  return ok;
 }
 
 const MAX_WARM_CONTEXTS = 4;
@@ -589,25 +518,6 @@ function freshExports(
   }
 }
 
-/** Length of a guest string without copying it out (getLength only answers for objects). */
-function stringLength(ctx: QuickJSContext, h: QuickJSHandle): number {
-  const length = ctx.getProp(h, "length");
-  try {
-    return ctx.getNumber(length);
-  } finally {
-    length.dispose();
-  }
-}
-
-function guestParse(ctx: QuickJSContext, helpers: Helpers, json: string): QuickJSHandle {
-  const text = ctx.newString(json);
-  try {
-    return ctx.unwrapResult(ctx.callFunction(helpers.parse, ctx.undefined, text));
-  } finally {
-    text.dispose();
-  }
-}
-
 function serializeResult(
   r: Running,
   ctx: QuickJSContext,
@@ -644,41 +554,6 @@ function serializeResult(
   } finally {
     res.value.dispose();
   }
-}
-
-/** Reads a string from the guest through a helper that clips it inside the guest first. */
-function guestString(
-  ctx: QuickJSContext,
-  fn: QuickJSHandle,
-  ...args: (QuickJSHandle | string | number)[]
-): string | undefined {
-  const handles = args.map((a) =>
-    typeof a === "string" ? ctx.newString(a) : typeof a === "number" ? ctx.newNumber(a) : a,
-  );
-  try {
-    const res: VmCallResult<QuickJSHandle> = ctx.callFunction(fn, ctx.undefined, ...handles);
-    if (res.error) {
-      res.error.dispose();
-      return undefined;
-    }
-    try {
-      return ctx.typeof(res.value) === "string" ? ctx.getString(res.value) : undefined;
-    } finally {
-      res.value.dispose();
-    }
-  } catch {
-    return undefined;
-  } finally {
-    handles.forEach((h, i) => {
-      if (typeof args[i] !== "object") h.dispose();
-    });
-  }
-}
-
-function classifyGuestError(name: string, message: string): SandboxErrorKind {
-  if (name === "InternalError" && message === "interrupted") return "timeout";
-  if (name === "InternalError" && /out of memory/.test(message)) return "out_of_memory";
-  return "threw";
 }
 
 /** Describes a thrown guest value; runs guest getters, so call it inside a pump. */
@@ -940,34 +815,6 @@ function addLog(r: Running, level: LogEntry["level"], text: string, cut: boolean
   r.logs.push({ level, text: kept });
   r.logChars += kept.length;
   if (cut || kept.length < text.length) r.logsDropped += 1;
-}
-
-function guestError(ctx: QuickJSContext, helpers: Helpers, info: Record<string, unknown>): QuickJSHandle {
-  const message = ctx.newString(String(info.message ?? ""));
-  const error = ctx.unwrapResult(ctx.callFunction(helpers.error, ctx.undefined, message));
-  message.dispose();
-  const name = ctx.newString("CapabilityError");
-  ctx.defineProp(error, "name", { value: name, configurable: true, enumerable: false });
-  name.dispose();
-  for (const [key, value] of Object.entries(info)) {
-    if (key === "message") continue;
-    if (typeof value === "string") {
-      const v = ctx.newString(value);
-      ctx.setProp(error, key, v);
-      v.dispose();
-    } else if (Array.isArray(value)) {
-      // Plain JSON data (e.g. bad_input's `fields`), parsed inside the guest: no host object crosses.
-      const text = ctx.newString(JSON.stringify(value));
-      const parsed = ctx.callFunction(helpers.parse, ctx.undefined, text);
-      text.dispose();
-      if (parsed.error) parsed.error.dispose();
-      else {
-        ctx.setProp(error, key, parsed.value);
-        parsed.value.dispose();
-      }
-    }
-  }
-  return error;
 }
 
 function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {

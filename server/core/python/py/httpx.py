@@ -39,6 +39,10 @@ class HTTPError(Exception):
 
 
 class RequestError(HTTPError):
+    # The host's code for a request it refused or that failed there: "permission_denied" (a host
+    # the toolset does not allow), "timeout", "fetch_failed", ...
+    error = None
+
     def __init__(self, message, *, request=None):
         super().__init__(message)
         self.request = request
@@ -199,9 +203,10 @@ def request(method, url, *, params=None, json=None, data=None, content=None, hea
     if not answer.get("ok"):
         error = answer.get("error") or {}
         message = error.get("message", "request failed")
-        if error.get("kind") == "timeout":
-            raise TimeoutException(message, request=req)
-        raise ConnectError(message, request=req)
+        failure = (TimeoutException if error.get("error") == "timeout" else ConnectError)(message, request=req)
+        # The host's code, as a TypeScript toolset sees it in e.error (permission_denied, ...).
+        failure.error = error.get("error")
+        raise failure
     r = answer["response"]
     return Response(r["status"], r.get("headers") or {}, r.get("body", ""), r.get("url", url), req,
                     r.get("statusText", ""))

@@ -1,0 +1,154 @@
+/**
+ * The host side of a toolset binding's calls, shared by every runtime (the QuickJS pool, the
+ * Pyodide runtime): the one place where a binding's secrets meet its requests. It checks each URL
+ * against the toolset's allowed hosts before anything else, sends the request through egress
+ * (egress.ts: aliases, `{{secret:NAME}}` filled in for hosts declared by name, masking of what
+ * comes back), signs with `hmac` on the host, and masks every form of every secret value in what a
+ * run hands back (value, error, logs). A runtime only moves requests and replies across its own
+ * boundary; a failed call is a value with one of the codes below, never an exception.
+ */
+import { isAppError } from "../errors";
+import {
+  createEgressFetch,
+  type EgressOptions,
+  type HmacRequest,
+  hmacWithSecret,
+  redactSecrets,
+} from "./egress";
+import { type HostFetchRequest, hostOfUrl, isHostAllowed } from "./host-fetch";
+import type { LogEntry } from "./protocol";
+
+/** Why a binding's host call failed: the guest sees it as `e.error` (TypeScript) or httpx's `error` (Python). */
+export type BindingHostErrorCode =
+  /** The URL's host is not among the toolset's allowed hosts; nothing was sent. */
+  | "permission_denied"
+  /** A malformed request, an unknown host call, an unknown secret or a bad hmac option. */
+  | "bad_input"
+  /** The request ran past its timeout. */
+  | "timeout"
+  /** More requests in one call than the runtime allows. */
+  | "limit_exceeded"
+  /** The request failed at egress: the network, a secret refused for the host, a body over the cap. */
+  | "fetch_failed";
+
+export interface BindingHostError {
+  error: BindingHostErrorCode;
+  message: string;
+}
+
+export type BindingHostReply = { ok: true; value: unknown } | { ok: false; error: BindingHostError };
+
+/** A guest's request as it crosses: a per-request timeout is optional (Python's httpx sets one). */
+export type BindingFetchRequest = Partial<HostFetchRequest> & { url: string; timeoutMs?: number };
+
+/** Egress as for createEgressFetch (its `fetch`, when given, must re-check redirect targets itself). */
+export interface BindingHostOptions extends EgressOptions {
+  /** Fetch calls one run may make; beyond it a call fails `limit_exceeded`. Default: no cap here. */
+  maxFetches?: number;
+}
+
+export interface BindingHost {
+  /** One host call by name (`fetch`, `hmac`) with the guest's JSON request. */
+  call(name: string, json: string, signal?: AbortSignal): Promise<BindingHostReply>;
+  fetch(request: BindingFetchRequest, signal?: AbortSignal): Promise<BindingHostReply>;
+  hmac(request: HmacRequest): BindingHostReply;
+  /** Whether any value is masked; when none is, a result needs no pass on the way back. */
+  readonly masks: boolean;
+  /** `text` with every form of every secret value replaced by `***`. */
+  redact(text: string): string;
+  redactLogs(logs: readonly LogEntry[]): LogEntry[];
+  /** A run's JSON result, masked: the text, and its value (the text itself if masking broke the JSON). */
+  redactResult(json: string | null): { json: string; value: unknown };
+}
+
+/** The refusal of a URL whose host the toolset does not allow: the same code and words in every runtime. */
+export function refusedHost(url: string, allowedHosts: readonly string[]): BindingHostError {
+  return {
+    error: "permission_denied",
+    message: `host not allowed: ${hostOfUrl(url)} is not among this toolset's allowed hosts (${allowedHosts.join(", ") || "none"}); an admin adds it in the console (Toolsets → settings → hosts), or the toolset declares it with @hosts in its header`,
+  };
+}
+
+export function createBindingHost(options: BindingHostOptions): BindingHost {
+  const secrets = options.secrets ?? {};
+  const masked = [...new Set([...Object.values(secrets), ...(options.redact ?? [])])].filter(
+    (value) => value.length > 0,
+  );
+  const egress = createEgressFetch(options);
+  let fetches = 0;
+  const redact = (text: string) => redactSecrets(text, masked);
+
+  async function fetch(request: BindingFetchRequest, signal?: AbortSignal): Promise<BindingHostReply> {
+    fetches += 1;
+    if (options.maxFetches !== undefined && fetches > options.maxFetches) {
+      const message = `limit of ${options.maxFetches} HTTP requests per call reached`;
+      return { ok: false, error: { error: "limit_exceeded", message } };
+    }
+    if (typeof request?.url !== "string") return badInput("malformed fetch request");
+    if (!isHostAllowed(request.url, options.allowedHosts)) {
+      return { ok: false, error: refusedHost(request.url, options.allowedHosts) };
+    }
+    const { timeoutMs, ...plain } = request;
+    const ownTimeout =
+      typeof timeoutMs === "number" && timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    const bounded = ownTimeout && signal ? AbortSignal.any([signal, ownTimeout]) : (ownTimeout ?? signal);
+    try {
+      const outgoing: HostFetchRequest = {
+        url: plain.url,
+        method: plain.method ?? "GET",
+        headers: plain.headers ?? {},
+        ...(plain.body === undefined ? {} : { body: plain.body }),
+      };
+      return { ok: true, value: await egress(outgoing, bounded) };
+    } catch (error) {
+      const message = redact(error instanceof Error ? error.message : String(error));
+      // The request's own timeout, however the fetch under egress reported the abort.
+      const code = timedOut(error) || ownTimeout?.aborted ? "timeout" : "fetch_failed";
+      return { ok: false, error: { error: code, message } };
+    }
+  }
+
+  function hmac(request: HmacRequest): BindingHostReply {
+    try {
+      return { ok: true, value: hmacWithSecret(request, secrets) };
+    } catch (error) {
+      return badInput((error as Error).message);
+    }
+  }
+
+  return {
+    fetch,
+    hmac,
+    async call(name, json, signal) {
+      if (name !== "fetch" && name !== "hmac") return badInput(`unknown host call ${name}`);
+      let request: unknown;
+      try {
+        request = JSON.parse(json);
+      } catch {
+        return badInput(`malformed ${name} request`);
+      }
+      return name === "fetch" ? fetch(request as BindingFetchRequest, signal) : hmac(request as HmacRequest);
+    },
+    masks: masked.length > 0,
+    redact,
+    redactLogs: (logs) => logs.map((l) => ({ level: l.level, text: redact(l.text) })),
+    redactResult(json) {
+      const text = json === null ? "null" : redact(json);
+      try {
+        return { json: text, value: JSON.parse(text) };
+      } catch {
+        // Masking broke the JSON (a secret spanning syntax); the text is the value.
+        return { json: text, value: text };
+      }
+    },
+  };
+}
+
+function badInput(message: string): BindingHostReply {
+  return { ok: false, error: { error: "bad_input", message } };
+}
+
+function timedOut(error: unknown): boolean {
+  if (isAppError(error)) return error.code === "LIMIT_EXCEEDED" && /timed out/.test(error.message);
+  return error instanceof Error && error.name === "TimeoutError";
+}
