@@ -119,14 +119,20 @@ test("[TOOLSETS]: an upload publishes v1, a second upload v2 with its difference
   );
   await screenshot(page, "toolset-versions");
 
-  // The declared category waits for an admin on the Capabilities page.
+  // The declared category waits for an admin on the Capabilities page, in the one review queue too.
   await page.goto("/capabilities");
+  const queued = page.getByRole("region", { name: /Waiting for a category/ }).getByRole("listitem", {
+    name: "greeter.greet",
+  });
+  await expect(queued).toContainText("toolsets");
+  await expect(queued).toContainText("the new version declares write");
   await page.getByRole("button", { name: /^pending/ }).click();
   const greet = page.getByTestId("cap-greeter.greet");
   await expect(greet).toContainText("new version declares");
   await screenshot(page, "capabilities-pending");
   await greet.getByRole("button", { name: "Accept write" }).click();
   await expect(greet).toHaveCount(0); // the pending filter no longer lists it
+  await expect(queued).toHaveCount(0);
   await page.getByRole("button", { name: /^All/ }).click();
   await expect(page.getByTestId("cap-greeter.greet").locator(".cat-write")).toBeVisible();
 });

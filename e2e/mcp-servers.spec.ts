@@ -52,6 +52,21 @@ test("[MCP SERVERS]: add a stdio server from the console, review and accept its 
   await expect(page.getByTestId("stderr")).toContainText("Knowledge Graph MCP Server running on stdio");
   await screenshot(page, "mcp-server-pending");
 
+  // The same tools wait in the one review queue on the Capabilities page; one is accepted there.
+  await page.goto("/capabilities");
+  const reviews = page.getByRole("region", { name: /Waiting for a category/ });
+  const queuedRead = reviews.getByRole("listitem", { name: "memory.read_graph" });
+  await expect(queuedRead).toContainText("mcp");
+  await screenshot(page, "capabilities-review-queue");
+  await queuedRead.getByPlaceholder(/Why/).fill("reads the graph only");
+  await queuedRead.getByRole("button", { name: "Accept read" }).click();
+  await expect(queuedRead).toHaveCount(0);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, "capabilities-review-queue-390");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/mcp-servers/memory");
+  await expect(readGraph).toContainText("accepted");
+
   await page.getByRole("button", { name: /Accept all proposed/ }).click();
   await expect(readGraph).toContainText("accepted");
   await expect(page.getByTestId("tool-create_entities")).toContainText("accepted");

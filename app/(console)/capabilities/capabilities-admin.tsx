@@ -4,13 +4,13 @@
  * category chips. An admin changes a category inline or settles one a new version declares.
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type Dispatch, type RefObject, type SetStateAction, useMemo, useRef, useState } from "react";
+import { type Dispatch, type SetStateAction, useMemo, useState } from "react";
 import { CATEGORIES, type Category } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../_components/category-badge";
 import { DataTable } from "../../_components/data-table";
 import { EmptyState } from "../../_components/empty-state";
 import { ErrorNote } from "../../_components/error-note";
-import { useSlashToFocus } from "../../_components/use-slash-to-focus";
+import { SearchToolbar } from "../../_components/search-toolbar";
 import { groupByModule } from "../../_lib/group-by-module";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 import { CapabilityHistory, CategoryEditor, RecentChanges } from "./category-history";
@@ -24,13 +24,12 @@ export function CapabilitiesAdmin({ canEdit }: { canEdit: boolean }) {
   const caps = useQuery(trpc.capabilities.list.queryOptions());
   const [query, setQuery] = useState("");
   const [only, setOnly] = useState<Only>(null);
-  const search = useRef<HTMLInputElement>(null);
-  useSlashToFocus(search);
 
   const invalidate = () =>
     Promise.all([
       qc.invalidateQueries({ queryKey: trpc.capabilities.list.queryKey() }),
       qc.invalidateQueries({ queryKey: trpc.capabilities.history.queryKey() }),
+      qc.invalidateQueries({ queryKey: trpc.capabilities.reviews.queryKey() }),
     ]);
   const decide = useMutation(trpc.capabilities.decidePending.mutationOptions({ onSuccess: invalidate }));
 
@@ -47,14 +46,7 @@ export function CapabilitiesAdmin({ canEdit }: { canEdit: boolean }) {
   return (
     <div className="split">
       <section className="card" aria-labelledby="caps-h">
-        <CapabilityFilters
-          rows={rows}
-          search={search}
-          query={query}
-          setQuery={setQuery}
-          only={only}
-          setOnly={setOnly}
-        />
+        <CapabilityFilters rows={rows} query={query} setQuery={setQuery} only={only} setOnly={setOnly} />
         <ErrorNote error={caps.error ?? decide.error} />
         {caps.isPending ? (
           <p className="muted">Loading capabilities…</p>
@@ -83,14 +75,12 @@ export function CapabilitiesAdmin({ canEdit }: { canEdit: boolean }) {
 /** The search box and the category chips, each with its count. */
 function CapabilityFilters({
   rows,
-  search,
   query,
   setQuery,
   only,
   setOnly,
 }: {
   rows: Capability[];
-  search: RefObject<HTMLInputElement | null>;
   query: string;
   setQuery: (query: string) => void;
   only: Only;
@@ -114,29 +104,20 @@ function CapabilityFilters({
     </button>
   );
   return (
-    <div className="toolbar">
+    <>
       <h2 id="caps-h" className="visually-hidden">
         Modules and exports
       </h2>
-      <label className="search">
-        <span className="visually-hidden">Search capabilities</span>
-        <input
-          ref={search}
-          type="search"
-          placeholder="Search capabilities"
-          value={query}
-          onChange={(e) => setQuery(e.target.value)}
-        />
-        <kbd aria-hidden>/</kbd>
-      </label>
-      <fieldset className="chips" aria-label="Show only a category">
-        <button type="button" className="chip" aria-pressed={only === null} onClick={() => setOnly(null)}>
-          All <span className="count">{rows.length}</span>
-        </button>
-        {CATEGORIES.map((c) => chip(c, counts[c] ?? 0))}
-        {pending > 0 && chip("pending", pending)}
-      </fieldset>
-    </div>
+      <SearchToolbar label="Search capabilities" query={query} onQuery={setQuery}>
+        <fieldset className="chips" aria-label="Show only a category">
+          <button type="button" className="chip" aria-pressed={only === null} onClick={() => setOnly(null)}>
+            All <span className="count">{rows.length}</span>
+          </button>
+          {CATEGORIES.map((c) => chip(c, counts[c] ?? 0))}
+          {pending > 0 && chip("pending", pending)}
+        </fieldset>
+      </SearchToolbar>
+    </>
   );
 }
 

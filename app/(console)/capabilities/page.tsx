@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { requireUser } from "../../_lib/session";
 import { CapabilitiesAdmin } from "./capabilities-admin";
+import { ReviewQueue } from "./review-queue";
 import "../../_styles/admin-pages.css";
 
 export const dynamic = "force-dynamic";
@@ -19,6 +20,7 @@ export default async function CapabilitiesPage() {
           </p>
         </div>
       </div>
+      <ReviewQueue canEdit={user.role === "admin"} />
       <CapabilitiesAdmin canEdit={user.role === "admin"} />
     </>
   );
