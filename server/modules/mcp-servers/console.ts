@@ -6,9 +6,10 @@
 import { z } from "zod";
 import { CATEGORIES } from "../../core/capabilities/types";
 import type { Db } from "../../db";
+import { categorizeTools } from "./categorize";
 import { parseMcpServersJson } from "./config";
 import type { McpModuleSource } from "./module-source";
-import { categorizeTools, getServer, removeServer, saveServer, setServerSecret } from "./servers";
+import { getServer, removeServer, saveServer, setServerSecret } from "./servers";
 
 /** What the console's actions need: this plug-in's own source, and the registry to reload. */
 export interface ConsoleEngine {

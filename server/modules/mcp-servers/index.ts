@@ -2,6 +2,14 @@
  * External MCP servers as gated capability modules: storage and review of servers and
  * their tools, the connection manager, and the registry source. Explicit exports only.
  */
+
+export {
+  type CategorizeResult,
+  type CategorizeRule,
+  categorizeTools,
+  globMatches,
+  parseCategorizeRule,
+} from "./categorize";
 export {
   DEFAULT_CALL_TIMEOUT_MS,
   MCP_TRANSPORTS,
@@ -28,23 +36,20 @@ export {
 export { mapToolResult } from "./results";
 export { openSecrets, resolveSecretPlaceholders, sealSecret, secretNames } from "./secrets";
 export {
-  type CategorizeResult,
-  type CategorizeRule,
-  categorizeTools,
   diffTools,
   getServer,
-  globMatches,
   listServers,
   type McpServerDetail,
   type McpServerSummary,
   type McpToolView,
-  parseCategorizeRule,
   removeServer,
-  type SyncReport,
   saveServer,
   setServerSecret,
   setServerStatus,
-  syncServerTools,
   wireName,
 } from "./servers";
+export {
+  type SyncReport,
+  syncServerTools,
+} from "./sync-tools";
 export { assignExportNames, exportNameFor, proposeCategory, toolHash, type UpstreamTool } from "./tools";

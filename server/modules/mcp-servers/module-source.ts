@@ -13,7 +13,8 @@ import type { Db } from "../../db";
 import { type ConnectionConfig, type ConnectionManager, createConnectionManager } from "./connections";
 import { mapToolResult } from "./results";
 import { openSecrets, resolveSecretPlaceholders } from "./secrets";
-import { CONNECTION_FIELDS, setServerStatus, syncServerTools, wireName } from "./servers";
+import { CONNECTION_FIELDS, setServerStatus, wireName } from "./servers";
+import { syncServerTools } from "./sync-tools";
 
 export interface McpModuleSourceOptions {
   db: Db;

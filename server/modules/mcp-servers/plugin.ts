@@ -6,8 +6,9 @@ import type { Category } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
 import type { Db } from "../../db";
 import type { ReviewItem, SourcePlugin } from "../plugin";
+import { categorizeTools } from "./categorize";
 import { createMcpModuleSource, type McpModuleSource } from "./module-source";
-import { categorizeTools, wireName } from "./servers";
+import { wireName } from "./servers";
 
 export interface McpSourceParts {
   /** The connections (console "refresh", status); engine.close() stops their processes. */

@@ -1,6 +1,6 @@
 /**
- * MCP servers in the database: register (add, import), read (list, show), remove, the tool list
- * as last seen upstream (pinned per tool by a hash), and an admin's categories. An accepted tool
+ * MCP servers in the database: register (add, import), read (list, show), remove, status. The
+ * tool list is kept by sync-tools.ts, an admin's categories by categorize.ts. An accepted tool
  * has an active Capability row (source "mcp", versionHash = the tool's hash), so the gate, the
  * console's Capabilities page, rules and "test a call" see it; a pending one has none active.
  */
@@ -78,7 +78,7 @@ export interface McpServerDetail extends McpServerSummary {
   toolList: McpToolView[];
 }
 
-function parseJson<T>(text: string | null | undefined, fallback: T): T {
+export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   if (!text) return fallback;
   try {
     return JSON.parse(text) as T;
@@ -87,7 +87,7 @@ function parseJson<T>(text: string | null | undefined, fallback: T): T {
   }
 }
 
-function asCategory(value: string | null): Category | null {
+export function asCategory(value: string | null): Category | null {
   return value && (CATEGORIES as readonly string[]).includes(value) ? (value as Category) : null;
 }
 
@@ -160,7 +160,7 @@ export async function setServerSecret(
   await db.mcpServer.update({ where: { id }, data: { status: "new" }, select: { id: true } });
 }
 
-async function requireServer(db: Db, name: string) {
+export async function requireServer(db: Db, name: string) {
   const row = await db.mcpServer.findUnique({ where: { name }, select: { id: true, name: true } });
   if (!row) {
     const known = await db.mcpServer.findMany({ select: { name: true }, orderBy: { name: "asc" } });
@@ -192,7 +192,7 @@ export const CONNECTION_FIELDS = {
 } as const;
 
 /** An upstream tool's definition as stored: what its hash covers, and where it stands. */
-const TOOL_DEFINITION = {
+export const TOOL_DEFINITION = {
   id: true,
   name: true,
   exportName: true,
@@ -314,268 +314,6 @@ export async function getServer(db: Db, name: string): Promise<McpServerDetail> 
       };
     }),
   };
-}
-
-export interface SyncReport {
-  added: string[];
-  changed: string[];
-  removed: string[];
-  collisions: string[];
-}
-
-function pendingReason(proposal: ReturnType<typeof proposeCategory>, changed: boolean): string {
-  const start = changed
-    ? "changed upstream since it was accepted: review the diff and accept it again"
-    : "new tool: waiting for an admin to accept or set its category";
-  return proposal.category
-    ? `${start} (proposed ${proposal.category} from ${proposal.because})`
-    : `${start} (no category proposed: ${proposal.because})`;
-}
-
-/**
- * Stores the tool list a server just returned. Same hash: unchanged. A new tool arrives pending;
- * a changed tool goes back to pending (its previous definition kept for the diff) and its
- * Capability row is deactivated, so grants and pinned rules for the old hash stop applying; a
- * removed tool disappears. Tools whose export names collide are all held back.
- */
-export async function syncServerTools(db: Db, server: string, tools: UpstreamTool[]): Promise<SyncReport> {
-  const row = await db.mcpServer.findUnique({
-    where: { name: server },
-    select: {
-      id: true,
-      tools: {
-        select: { ...TOOL_DEFINITION, annotations: true, acceptedHash: true, previous: true },
-      },
-    },
-  });
-  if (!row) throw new AppError("NOT_FOUND", `no MCP server named "${server}"`);
-  const report: SyncReport = { added: [], changed: [], removed: [], collisions: [] };
-  const names = assignExportNames(tools.map((t) => t.name));
-  const existing = new Map(row.tools.map((t) => [t.name, t]));
-  const problems: string[] = [];
-  for (const [i, tool] of tools.entries()) {
-    const named = names[i];
-    if (!named) continue;
-    const hash = toolHash(tool);
-    const proposal = proposeCategory(tool.annotations);
-    const old = existing.get(tool.name);
-    existing.delete(tool.name);
-    const definition = {
-      exportName: named.exportName,
-      description: tool.description,
-      inputSchema: JSON.stringify(tool.inputSchema),
-      annotations: JSON.stringify(tool.annotations),
-      hash,
-      proposedCategory: proposal.category,
-    };
-    if (named.collision) {
-      problems.push(named.collision);
-      report.collisions.push(tool.name);
-    }
-    if (!old) {
-      report.added.push(tool.name);
-      try {
-        await db.mcpTool.create({
-          data: {
-            serverId: row.id,
-            name: tool.name,
-            ...definition,
-            status: named.collision ? "collision" : "pending",
-            reason: named.collision ?? pendingReason(proposal, false),
-          },
-          select: { id: true },
-        });
-      } catch (error) {
-        // Another instance listed the same new tool first; its row is the same definition.
-        if ((error as { code?: unknown }).code !== "P2002") throw error;
-      }
-      continue;
-    }
-    if (old.hash === hash && !named.collision && old.status !== "collision") continue;
-    const changed = old.hash !== hash;
-    if (changed) report.changed.push(tool.name);
-    const wasAccepted = old.status === "accepted" || old.acceptedHash !== null;
-    const previous =
-      changed && wasAccepted
-        ? JSON.stringify({
-            name: old.name,
-            description: old.description,
-            inputSchema: parseJson(old.inputSchema, {}),
-            annotations: parseJson(old.annotations, {}),
-          } satisfies UpstreamTool)
-        : old.previous;
-    const stillAccepted = !changed && old.status === "accepted" && !named.collision;
-    await db.mcpTool.update({
-      where: { id: old.id },
-      data: {
-        ...definition,
-        status: named.collision ? "collision" : stillAccepted ? "accepted" : "pending",
-        reason: named.collision ?? (stillAccepted ? "" : pendingReason(proposal, changed && wasAccepted)),
-        previous,
-      },
-      select: { id: true },
-    });
-    if (!stillAccepted) {
-      await db.capability.updateMany({
-        where: { name: wireName(server, old.exportName), source: "mcp" },
-        data: { active: false },
-      });
-    }
-  }
-  for (const gone of existing.values()) {
-    report.removed.push(gone.name);
-    await db.mcpTool.delete({ where: { id: gone.id }, select: { id: true } });
-    await db.capability.updateMany({
-      where: { name: wireName(server, gone.exportName), source: "mcp" },
-      data: { active: false },
-    });
-  }
-  await db.mcpServer.update({
-    where: { id: row.id },
-    data: { toolsSyncedAt: new Date(), problems: JSON.stringify(problems) },
-    select: { id: true },
-  });
-  return report;
-}
-
-/** `*` matches any run of characters; a glob matches a tool's upstream or export name. */
-export function globMatches(glob: string, name: string): boolean {
-  const pattern = glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
-  return new RegExp(`^${pattern}$`).test(name);
-}
-
-export interface CategorizeRule {
-  glob: string;
-  /** A category, or "proposed" to accept each tool's proposal. */
-  category: Category | "proposed";
-}
-
-/** `'<tool-glob>=<category>'` as the CLI takes it. */
-export function parseCategorizeRule(text: string): CategorizeRule {
-  const at = text.lastIndexOf("=");
-  const glob = at > 0 ? text.slice(0, at).trim() : "";
-  const category = at > 0 ? text.slice(at + 1).trim() : "";
-  if (!glob || !(category === "proposed" || (CATEGORIES as readonly string[]).includes(category))) {
-    throw new AppError(
-      "BAD_INPUT",
-      `"${text}" is not <tool-glob>=<category>; the category is one of ${CATEGORIES.join(", ")} or "proposed"`,
-    );
-  }
-  return { glob, category: category as CategorizeRule["category"] };
-}
-
-export interface CategorizeResult {
-  accepted: { tool: string; capability: string; category: Category }[];
-  skipped: { tool: string; reason: string }[];
-}
-
-/**
- * An admin's categories for the server's tools as they are now (the current hash). The first rule
- * whose glob matches a tool decides it. Accepting makes the tool importable: its Capability row
- * is written with the tool's hash, and the change is kept in the category history.
- */
-export async function categorizeTools(
-  db: Db,
-  server: string,
-  rules: CategorizeRule[],
-  changedById: string | null,
-  /** The admin's words, kept in the category history beside the tool's version. */
-  because?: string,
-): Promise<CategorizeResult> {
-  if (rules.length === 0) throw new AppError("BAD_INPUT", "give at least one <tool-glob>=<category>");
-  const row = await db.mcpServer.findUnique({
-    where: { name: server },
-    select: {
-      id: true,
-      tools: {
-        select: { ...TOOL_DEFINITION, proposedCategory: true },
-      },
-    },
-  });
-  if (!row) await requireServer(db, server);
-  const result: CategorizeResult = { accepted: [], skipped: [] };
-  const matched = new Set<string>();
-  for (const tool of row?.tools ?? []) {
-    const rule = rules.find((r) => globMatches(r.glob, tool.name) || globMatches(r.glob, tool.exportName));
-    if (!rule) continue;
-    matched.add(rule.glob);
-    if (tool.status === "collision") {
-      result.skipped.push({ tool: tool.name, reason: "its export name collides with another tool's" });
-      continue;
-    }
-    const category = rule.category === "proposed" ? asCategory(tool.proposedCategory) : rule.category;
-    if (!category) {
-      result.skipped.push({
-        tool: tool.name,
-        reason: "no category was proposed (no annotations); set one, e.g. '<tool>=read'",
-      });
-      continue;
-    }
-    const capability = wireName(server, tool.exportName);
-    await db.mcpTool.update({
-      where: { id: tool.id },
-      data: {
-        acceptedCategory: category,
-        acceptedHash: tool.hash,
-        status: "accepted",
-        reason: "",
-        previous: null,
-      },
-      select: { id: true },
-    });
-    const prior = await db.capability.findUnique({
-      where: { name: capability },
-      select: { id: true, category: true, active: true, source: true },
-    });
-    if (prior && prior.source !== "mcp") {
-      result.skipped.push({
-        tool: tool.name,
-        reason: `"${capability}" is taken by a ${prior.source} capability`,
-      });
-      continue;
-    }
-    const data = {
-      module: server,
-      exportName: tool.exportName,
-      source: "mcp",
-      category,
-      declaredCategory: asCategory(tool.proposedCategory) ?? category,
-      pendingCategory: null,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      versionHash: tool.hash,
-      active: true,
-    };
-    const saved = prior
-      ? await db.capability.update({ where: { id: prior.id }, data, select: { id: true } })
-      : await db.capability.create({ data: { name: capability, ...data }, select: { id: true } });
-    if (!prior || prior.category !== category || !prior.active) {
-      await db.categoryChange.create({
-        data: {
-          capabilityId: saved.id,
-          fromCategory: prior?.active ? prior.category : null,
-          toCategory: category,
-          reason:
-            (rule.category === "proposed"
-              ? `MCP tool ${server}/${tool.name}: accepted the proposed category (version ${tool.hash.slice(0, 12)})`
-              : `MCP tool ${server}/${tool.name}: set by an admin (version ${tool.hash.slice(0, 12)})`) +
-            (because ? `: ${because}` : ""),
-          changedById,
-        },
-        select: { id: true },
-      });
-    }
-    result.accepted.push({ tool: tool.name, capability, category });
-  }
-  const unmatched = rules.filter((r) => !matched.has(r.glob));
-  if (unmatched.length > 0 && result.accepted.length === 0 && result.skipped.length === 0) {
-    const known = (row?.tools ?? []).map((t) => t.name);
-    throw new AppError(
-      "NOT_FOUND",
-      `no tool of "${server}" matches ${unmatched.map((r) => `"${r.glob}"`).join(", ")}${known.length ? ` (tools: ${known.join(", ")})` : " (no tools listed yet: the server has not been reached)"}`,
-    );
-  }
-  return result;
 }
 
 /** Connection status as the server's page shows it. */

@@ -1,8 +1,8 @@
 /** Export names, collisions, the pin hash, category proposals and the mcpServers import shape. */
 import { describe, expect, it } from "vitest";
+import { globMatches, parseCategorizeRule } from "./categorize";
 import { parseMcpServersJson } from "./config";
 import { resolveSecretPlaceholders } from "./secrets";
-import { globMatches, parseCategorizeRule } from "./servers";
 import { assignExportNames, exportNameFor, proposeCategory, toolHash } from "./tools";
 
 describe("[MCP SERVERS] names and proposals", () => {
