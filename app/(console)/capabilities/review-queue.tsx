@@ -9,16 +9,22 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { CATEGORIES, type Category } from "@/server/core/capabilities/types";
 import { CategoryBadge } from "../../_components/category-badge";
+import { DisclosureButton } from "../../_components/disclosure-button";
 import { ErrorNote } from "../../_components/error-note";
 import { TextField } from "../../_components/text-field";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 
 type ReviewItem = RouterOutputs["capabilities"]["reviews"][number];
 
+/** How many waiting capabilities show before "Show all": a server's first sync can add dozens. */
+const FIRST = 5;
+
 export function ReviewQueue({ canEdit }: { canEdit: boolean }) {
   const trpc = useTRPC();
   const reviews = useQuery(trpc.capabilities.reviews.queryOptions());
+  const [all, setAll] = useState(false);
   const items = reviews.data ?? [];
+  const shown = all ? items : items.slice(0, FIRST);
   if (reviews.isPending || (items.length === 0 && !reviews.error)) return null;
   return (
     <section className="card review-queue" aria-labelledby="reviews-h">
@@ -29,10 +35,15 @@ export function ReviewQueue({ canEdit }: { canEdit: boolean }) {
       </p>
       <ErrorNote error={reviews.error} />
       <ul className="review-list">
-        {items.map((item) => (
+        {shown.map((item) => (
           <ReviewRow key={`${item.capability}@${item.hash}`} item={item} canEdit={canEdit} />
         ))}
       </ul>
+      {items.length > FIRST && (
+        <DisclosureButton open={all} onToggle={() => setAll(!all)}>
+          {all ? "Show fewer" : `Show all ${items.length}`}
+        </DisclosureButton>
+      )}
     </section>
   );
 }
