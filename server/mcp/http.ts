@@ -12,6 +12,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   type ClientCapabilities,
+  ErrorCode,
   isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCMessage,
@@ -22,7 +23,14 @@ import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
 import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import type { McpBackend } from "./mcp-backend";
-import { abortRequestHandler, checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
+import {
+  abortRequestHandler,
+  checkSdkCompat,
+  endRequestStream,
+  requestHandlerSignal,
+  restoreClientInfo,
+  resumeTransportSession,
+} from "./sdk-compat";
 import { createMcpServer } from "./server";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -179,14 +187,42 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
       };
       req.signal.addEventListener("abort", abort, { once: true });
       const response = await served.transport.handleRequest(req, { parsedBody });
+      endStreamWhenCancelled(served, ids);
       if (req.signal.aborted) abort();
       return response;
     }
-    const { transport } = await openServer(identity, session, parsedBody);
+    const opened = await openServer(identity, session, parsedBody);
     // Closing this request's own transport aborts its handlers, as above.
-    req.signal.addEventListener("abort", () => void transport.close().catch(() => {}), { once: true });
-    return transport.handleRequest(req, { parsedBody });
+    req.signal.addEventListener("abort", () => void opened.transport.close().catch(() => {}), { once: true });
+    const response = await opened.transport.handleRequest(req, { parsedBody });
+    endStreamWhenCancelled(opened, requestIds(parsedBody));
+    return response;
   };
+}
+
+/**
+ * The SDK sends nothing for a request whose handler was aborted (notifications/cancelled, or the
+ * client went away), and its transport then holds that POST's SSE stream open for ever. Once every
+ * request of the POST is cancelled the stream ends, with no response as the spec asks; a batch
+ * whose other requests still run gets an error for the cancelled one, so it ends after their answers.
+ */
+function endStreamWhenCancelled(served: ServedSession, ids: (string | number)[]) {
+  const running = ids.flatMap((id) => {
+    const signal = requestHandlerSignal(served.server, id);
+    return signal ? [{ id, signal }] : [];
+  });
+  for (const { id, signal } of running) {
+    const onAbort = () => {
+      if (running.every((other) => other.signal.aborted)) {
+        for (const other of running) endRequestStream(served.transport, other.id);
+        return;
+      }
+      const error = { code: ErrorCode.ConnectionClosed, message: "Request was cancelled" };
+      void served.transport.send({ jsonrpc: "2.0", id, error }).catch(() => {});
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
 }
 
 interface ResumedSession {

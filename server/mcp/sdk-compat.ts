@@ -2,8 +2,9 @@
  * The MCP SDK's private fields ToolStore uses, in one place. Sessions live in the database, so an
  * instance that first sees a session builds a server and transport for it and must mark them as
  * belonging to a session initialized earlier; the session's requests then share them, so one
- * request's handler is aborted alone when its client goes away. The SDK has no public API for
- * either (1.32.x). A task-capable execute_code also replaces one private method, so a call without
+ * request's handler is aborted alone when its client goes away, and a cancelled request's stream is
+ * ended by hand (the SDK sends it no response and keeps it open). The SDK has no public API for
+ * these (1.32.x). A task-capable execute_code also replaces one private method, so a call without
  * task augmentation keeps the direct path (see `runUntaskedCallsDirectly`). `checkSdkCompat` runs
  * when the MCP handler is created and fails the start with a clear message if the installed SDK is
  * not a tested version or the fields are gone, instead of failing on the first request.
@@ -59,6 +60,32 @@ export function abortRequestHandler(server: McpServer | Server, requestId: strin
   controllers?.get(requestId)?.abort(reason);
 }
 
+/** The abort signal of a request's handler while it runs (the SDK keeps it private). */
+export function requestHandlerSignal(
+  server: McpServer | Server,
+  requestId: string | number,
+): AbortSignal | undefined {
+  const inner = server instanceof Server ? server : server.server;
+  const controllers = (
+    inner as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
+  )._requestHandlerAbortControllers;
+  return controllers?.get(requestId)?.signal;
+}
+
+/**
+ * End the SSE stream of a request that will get no response (its handler was cancelled) and
+ * forget the request's correlation: the SDK would keep both for the life of the session's transport.
+ */
+export function endRequestStream(
+  transport: WebStandardStreamableHTTPServerTransport,
+  requestId: string | number,
+) {
+  transport.closeSSEStream(requestId);
+  (
+    transport as unknown as { _requestToStreamMapping?: Map<unknown, unknown> }
+  )._requestToStreamMapping?.delete(requestId);
+}
+
 /**
  * A tools/call without task augmentation, for a tool registered with `taskSupport: "optional"`,
  * goes to `handler` instead of the SDK's automatic polling. The SDK (handleAutomaticTaskPolling,
@@ -107,6 +134,8 @@ export function checkSdkCompat(version: string | null = installedSdkVersion()): 
   restoreClientInfo(server, { elicitation: {} }, { name: "probe-client", version: "1" });
   const ok =
     typeof fields._initialized === "boolean" &&
+    fields._requestToStreamMapping instanceof Map &&
+    typeof transport.closeSSEStream === "function" &&
     (server as unknown as { _requestHandlerAbortControllers?: unknown })
       ._requestHandlerAbortControllers instanceof Map &&
     server.getClientCapabilities()?.elicitation !== undefined &&
