@@ -99,6 +99,8 @@ test("[AUDIT]: revoking a key shows on the Audit page with who, before and after
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as { action: string; actorName: string; hash: string; prevHash: string });
+  // The filtered entries, then the whole chain's head (with the signed checkpoint once one is written).
+  expect(lines.pop()).toMatchObject({ type: "audit-head", seq: expect.any(Number) });
   expect(lines.map((l) => l.action)).toEqual(["apiKeys.revoke"]);
   expect(lines[0]).toMatchObject({ actorName: "alice", hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
   await context.close();

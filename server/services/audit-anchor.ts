@@ -47,6 +47,8 @@ export function auditCheckpointsFor(
           log: (line) => console.error(line),
         })
       : null;
+  // The write is synchronous, so it still happens on the way out (Next.js exits on SIGTERM).
+  if (writer) process.once("exit", () => writer.flush());
   writers.set(db, writer);
   return writer;
 }
