@@ -12,7 +12,6 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   type ClientCapabilities,
-  ErrorCode,
   isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCMessage,
@@ -26,8 +25,7 @@ import type { McpBackend } from "./mcp-backend";
 import {
   abortRequestHandler,
   checkSdkCompat,
-  endRequestStream,
-  requestHandlerSignal,
+  endStreamWhenCancelled,
   restoreClientInfo,
   resumeTransportSession,
 } from "./sdk-compat";
@@ -187,7 +185,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
       };
       req.signal.addEventListener("abort", abort, { once: true });
       const response = await served.transport.handleRequest(req, { parsedBody });
-      endStreamWhenCancelled(served, ids);
+      endStreamWhenCancelled(served.server, served.transport, ids);
       if (req.signal.aborted) abort();
       return response;
     }
@@ -195,34 +193,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     // Closing this request's own transport aborts its handlers, as above.
     req.signal.addEventListener("abort", () => void opened.transport.close().catch(() => {}), { once: true });
     const response = await opened.transport.handleRequest(req, { parsedBody });
-    endStreamWhenCancelled(opened, requestIds(parsedBody));
+    endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
     return response;
   };
-}
-
-/**
- * The SDK sends nothing for a request whose handler was aborted (notifications/cancelled, or the
- * client went away), and its transport then holds that POST's SSE stream open for ever. Once every
- * request of the POST is cancelled the stream ends, with no response as the spec asks; a batch
- * whose other requests still run gets an error for the cancelled one, so it ends after their answers.
- */
-function endStreamWhenCancelled(served: ServedSession, ids: (string | number)[]) {
-  const running = ids.flatMap((id) => {
-    const signal = requestHandlerSignal(served.server, id);
-    return signal ? [{ id, signal }] : [];
-  });
-  for (const { id, signal } of running) {
-    const onAbort = () => {
-      if (running.every((other) => other.signal.aborted)) {
-        for (const other of running) endRequestStream(served.transport, other.id);
-        return;
-      }
-      const error = { code: ErrorCode.ConnectionClosed, message: "Request was cancelled" };
-      void served.transport.send({ jsonrpc: "2.0", id, error }).catch(() => {});
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  }
 }
 
 interface ResumedSession {

@@ -15,12 +15,13 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type {
-  CallToolResult,
-  ClientCapabilities,
-  Implementation,
-  ServerNotification,
-  ServerRequest,
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  ErrorCode,
+  type Implementation,
+  type ServerNotification,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../core/errors";
 
@@ -61,7 +62,7 @@ export function abortRequestHandler(server: McpServer | Server, requestId: strin
 }
 
 /** The abort signal of a request's handler while it runs (the SDK keeps it private). */
-export function requestHandlerSignal(
+function requestHandlerSignal(
   server: McpServer | Server,
   requestId: string | number,
 ): AbortSignal | undefined {
@@ -76,7 +77,7 @@ export function requestHandlerSignal(
  * End the SSE stream of a request that will get no response (its handler was cancelled) and
  * forget the request's correlation: the SDK would keep both for the life of the session's transport.
  */
-export function endRequestStream(
+function endRequestStream(
   transport: WebStandardStreamableHTTPServerTransport,
   requestId: string | number,
 ) {
@@ -84,6 +85,35 @@ export function endRequestStream(
   (
     transport as unknown as { _requestToStreamMapping?: Map<unknown, unknown> }
   )._requestToStreamMapping?.delete(requestId);
+}
+
+/**
+ * The SDK sends nothing for a request whose handler was aborted (notifications/cancelled, or the
+ * client went away), and its transport then holds that POST's SSE stream open for ever. Once every
+ * request of the POST is cancelled the stream ends, with no response as the spec asks; a batch
+ * whose other requests still run gets an error for the cancelled one, so it ends after their answers.
+ */
+export function endStreamWhenCancelled(
+  server: McpServer | Server,
+  transport: WebStandardStreamableHTTPServerTransport,
+  ids: (string | number)[],
+) {
+  const running = ids.flatMap((id) => {
+    const signal = requestHandlerSignal(server, id);
+    return signal ? [{ id, signal }] : [];
+  });
+  for (const { id, signal } of running) {
+    const onAbort = () => {
+      if (running.every((other) => other.signal.aborted)) {
+        for (const other of running) endRequestStream(transport, other.id);
+        return;
+      }
+      const error = { code: ErrorCode.ConnectionClosed, message: "Request was cancelled" };
+      void transport.send({ jsonrpc: "2.0", id, error }).catch(() => {});
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
 }
 
 /**
