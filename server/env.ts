@@ -69,6 +69,8 @@ const envSchema = z.object({
     .default(5),
   /** How often each server process writes its heartbeat; an instance that misses two is dead. */
   TOOLSTORE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+  /** Most seconds between an audit append and the signed checkpoint of the chain head that covers it. */
+  TOOLSTORE_AUDIT_CHECKPOINT_SECONDS: z.coerce.number().min(0).max(3_600).default(5),
   /** Per-key MCP rate limit (requests per minute). */
   TOOLSTORE_MCP_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   /** Sandbox worker threads kept warm (the compute the pool plans on). Default: the CPU count. */

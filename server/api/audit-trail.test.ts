@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import type { ServerEngine } from "../engine";
-import { verifyAuditChain } from "../infra/audit-log";
+import { verifyAuditChain } from "../infra/audit-verify";
 import { createPrismaDecisionSink } from "../infra/run-stores";
 import { createWriteBatcher } from "../infra/write-batcher";
 import { syncToolsetsFolder } from "../modules/toolsets";

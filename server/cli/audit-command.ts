@@ -1,8 +1,12 @@
 /**
- * `audit verify`: recompute the audit log's hash chain and name the first broken entry (exit 1).
- * `audit export [--action a] [--actor name] [--since ISO]`: the entries as JSON lines on stdout.
+ * `audit verify`: recompute the audit log's hash chain, compare it with the last signed checkpoint,
+ * and name the first broken entry or the missing tail (exit 1).
+ * `audit export [--action a] [--actor name] [--since ISO]`: the entries as JSON lines on stdout,
+ * then the chain head and checkpoint.
  */
-import { exportAuditJsonLines, verifyAuditChain } from "../infra/audit-log";
+import { exportAuditJsonLines } from "../infra/audit-log";
+import { verifyAuditChain } from "../infra/audit-verify";
+import { auditAnchorFor } from "../services/audit-anchor";
 import { type CliCommand, EXIT, parseSubcommandArgs, UsageError } from "./command";
 import { openMigratedDb } from "./open-db";
 
@@ -10,9 +14,12 @@ const USAGE = `usage: npm run toolstore -- audit verify
        npm run toolstore -- audit export [--action <prefix>] [--actor <name>] [--since <ISO time>]
 
 verify  checks that every entry of the audit log still hashes to its stored hash and follows the
-        one before it; prints the first broken entry and exits 1 if one does not.
+        one before it, and that the entries up to the last signed checkpoint (audit-checkpoint.json
+        beside the secret key) are all there; prints the first broken entry or the missing tail and
+        exits 1 if not.
 export  prints the entries, oldest first, as JSON lines (hashes included, so a copy can be
-        verified later).`;
+        verified later), then one {"type":"audit-head"} line: the chain's newest seq and hash and
+        the last checkpoint.`;
 
 export const auditCommand: CliCommand = {
   name: "audit",
@@ -27,9 +34,17 @@ export const auditCommand: CliCommand = {
     const db = await openMigratedDb();
     try {
       if (sub === "verify") {
-        const verdict = await verifyAuditChain(db);
+        const anchor = auditAnchorFor(db);
+        const verdict = await verifyAuditChain(db, undefined, anchor ?? undefined);
         if (verdict.ok) {
-          io.out(`audit log intact: ${verdict.entries} entries, head ${verdict.headHash.slice(0, 16)}`);
+          const cp = verdict.checkpoint;
+          const anchored =
+            typeof cp === "object"
+              ? `; the checkpoint of ${cp.at} (seq ${cp.seq}) matches`
+              : `; no checkpoint${anchor ? ` at ${anchor.file}` : " (no secret key)"}, so deleted newest entries would not show`;
+          io.out(
+            `audit log intact: ${verdict.entries} entries, head ${verdict.headHash.slice(0, 16)}${anchored}`,
+          );
           return EXIT.ok;
         }
         io.out(
@@ -40,11 +55,8 @@ export const auditCommand: CliCommand = {
       const since = values.since ? new Date(values.since) : undefined;
       if (since && Number.isNaN(since.getTime()))
         throw new UsageError(`--since ${values.since} is not a time`);
-      for await (const line of exportAuditJsonLines(db, {
-        action: values.action,
-        actor: values.actor,
-        from: since,
-      })) {
+      const filter = { action: values.action, actor: values.actor, from: since };
+      for await (const line of exportAuditJsonLines(db, filter, auditAnchorFor(db)?.file)) {
         io.out(line.trimEnd());
       }
       return EXIT.ok;

@@ -22,6 +22,8 @@ import type { BindingRuntimes } from "../core/sandbox/binding-runtime";
 import { createSandboxPool, type SandboxPool } from "../core/sandbox/pool";
 import { type Db, dbTarget, getDb } from "../db";
 import { loadEnv } from "../env";
+import type { AuditCheckpointWriter } from "../infra/audit-checkpoint";
+import { auditLogFor } from "../infra/audit-log";
 import { createPrismaPorts } from "../infra/engine-ports";
 import { type InstanceChannel, processChannel } from "../infra/instance-channel";
 import {
@@ -34,6 +36,7 @@ import {
 import { dropProcessSingleton, processSingleton } from "../infra/process-singletons";
 import { SOURCE_PLUGINS } from "../modules";
 import type { SourceContext, SourceParts, SourcePlugin } from "../modules/plugin";
+import { auditCheckpointsFor } from "../services/audit-anchor";
 import { createCapabilityCategoryLookup } from "../services/capability-categories";
 import { getPythonRuntime } from "../services/python-runtime";
 import { startInstance } from "./maintenance";
@@ -60,6 +63,8 @@ export interface ServerEngine extends Engine {
 
 export interface ServerEngineOptions {
   db: Db;
+  /** The audit log's signed checkpoints (server/services/audit-anchor.ts); flushed at shutdown. */
+  auditCheckpoints?: AuditCheckpointWriter | null;
   ports?: EnginePorts;
   instanceId?: string;
   httpAllowedHosts?: string[];
@@ -169,6 +174,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.cancelPollMs ? { cancelPollMs: options.cancelPollMs } : {}),
   });
   engineRef = engine;
+  if (options.auditCheckpoints) auditLogFor(db, { checkpoints: options.auditCheckpoints });
   const instance = await startInstance({
     db,
     engine,
@@ -192,6 +198,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
       if (options.python === undefined) await python.close().catch(() => undefined);
       await pool.close();
       await instance.forget();
+      options.auditCheckpoints?.flush();
     },
   };
 }
@@ -204,6 +211,7 @@ export function getEngine(): Promise<ServerEngine> {
     const env = loadEnv();
     return startServerEngine({
       db: getDb(),
+      auditCheckpoints: auditCheckpointsFor(getDb()),
       httpAllowedHosts: env.TOOLSTORE_HTTP_ALLOWED_HOSTS,
       actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
       approvalTtlMs: Math.round(env.TOOLSTORE_APPROVAL_TTL_MINUTES * 60_000),

@@ -68,6 +68,32 @@ describe("request guard: Host", () => {
   });
 });
 
+describe("request guard: X-Forwarded-Proto", () => {
+  // What Next.js hands the guard: req.url's scheme is copied from X-Forwarded-Proto, whoever sent it.
+  const nextLike = (headers: Record<string, string>) => req(headers, "https://127.0.0.1:3000/api/mcp");
+  const claimed = { host: "127.0.0.1:3000", "x-forwarded-proto": "https", origin: "https://127.0.0.1:3000" };
+
+  it("[HOSTS]: without a trusted proxy a forwarded https changes neither the origin check nor the scheme", () => {
+    const plain = createRequestGuard({ host: "127.0.0.1", port: 3000 });
+    expect(plain.check(nextLike(claimed))).toEqual({
+      ok: false,
+      reason: expect.stringContaining("origin https://127.0.0.1:3000 is not this site"),
+    });
+    expect(plain.isHttps(nextLike(claimed))).toBe(false);
+    expect(plain.requestOrigin(nextLike(claimed))).toBe("http://127.0.0.1:3000");
+    // The same request as Next.js builds it when the client sent no header: its own "http".
+    const honest = { host: "127.0.0.1:3000", "x-forwarded-proto": "http", origin: "http://127.0.0.1:3000" };
+    expect(plain.check(req(honest))).toEqual({ ok: true });
+  });
+
+  it("[HOSTS]: behind a trusted proxy the forwarded scheme counts", () => {
+    const trusting = createRequestGuard({ host: "127.0.0.1", port: 3000, trustProxy: true });
+    expect(trusting.check(nextLike(claimed))).toEqual({ ok: true });
+    expect(trusting.isHttps(nextLike(claimed))).toBe(true);
+    expect(trusting.isHttps(nextLike({ ...claimed, "x-forwarded-proto": "http" }))).toBe(false);
+  });
+});
+
 describe("request guard: Origin", () => {
   const host = { host: "127.0.0.1:3000" };
 

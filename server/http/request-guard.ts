@@ -3,7 +3,8 @@
  * the console (through proxy.ts), the tRPC mutations and the MCP route all ask it.
  * - Host must name this server (DNS rebinding: a foreign name that resolves to 127.0.0.1 gets 403).
  * - Origin, when present, is compared by scheme, host and port; userinfo and "null" are refused.
- * - X-Forwarded-Host/-Proto are read only when the deployment says a proxy sits in front.
+ * - X-Forwarded-Host/-Proto are read only when the deployment says a proxy sits in front; without
+ *   it a forwarded scheme counts nowhere (not even through the scheme Next.js puts in req.url).
  * It reads no environment itself: `requestGuardFromEnv` builds it from server/env.ts.
  */
 
@@ -108,10 +109,12 @@ export function createRequestGuard(options: RequestGuardOptions = {}): RequestGu
   };
 
   const isHttps = (req: Request): boolean => {
-    if (options.trustProxy) {
-      const proto = firstForwarded(req.headers.get("x-forwarded-proto"));
-      if (proto) return proto.toLowerCase() === "https";
-    }
+    const proto = firstForwarded(req.headers.get("x-forwarded-proto"));
+    if (options.trustProxy && proto) return proto.toLowerCase() === "https";
+    // Next.js writes req.url's scheme from X-Forwarded-Proto whoever sent it (and sets the header
+    // itself, "http", when the client did not: `next start` never terminates TLS). With the header
+    // present and no trusted proxy, the URL's scheme is the client's claim, so it is plain http.
+    if (proto) return false;
     return new URL(req.url).protocol === "https:";
   };
 

@@ -3,7 +3,7 @@
  * database) stay one linear chain, and `audit verify` names the first broken entry after a row is
  * edited or deleted. On PostgreSQL too when TOOLSTORE_TEST_POSTGRES_URL is set.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,7 +13,9 @@ import { runCli } from "../cli/run-cli";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { type DbTarget, parseDatabaseUrl, pgConfigFromUrl } from "../db/provider";
-import { createAuditLog, exportAuditJsonLines, verifyAuditChain } from "./audit-log";
+import { createCheckpointWriter } from "./audit-checkpoint";
+import { createAuditLog, exportAuditJsonLines } from "./audit-log";
+import { verifyAuditChain } from "./audit-verify";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-audit-"));
 const sqliteFile = path.join(dir, "audit.db");
@@ -70,6 +72,36 @@ function chainSuite(label: string, target: () => Promise<DbTarget>, drop?: () =>
       expect(await verifyAuditChain(a, 7)).toMatchObject({ ok: true, entries: 40 });
     });
 
+    it("verify with the checkpoint names the newest entries deleted, and a forged checkpoint", async () => {
+      const secretKey = randomBytes(32);
+      const file = path.join(dir, `checkpoint-${label}.json`);
+      const anchor = { file, secretKeys: [secretKey] };
+      const checkpoints = createCheckpointWriter({ file, secretKey, everyEntries: 1, everyMs: 0 });
+      const c = createDb(await target());
+      const log = createAuditLog(c, { checkpoints });
+      for (let i = 0; i < 7; i++) await log.append({ actor: { type: "system" }, action: "tail.test" });
+      await c.$disconnect();
+      const verdict = await verifyAuditChain(a, 1000, anchor);
+      expect(verdict).toMatchObject({ ok: true, entries: 47, checkpoint: { seq: 47 } });
+      const tail = await a.auditEntry.findMany({ where: { seq: { gt: 42 } }, orderBy: { seq: "asc" } });
+      await a.auditEntry.deleteMany({ where: { seq: { gt: 42 } } });
+      expect(await verifyAuditChain(a, 1000, anchor)).toMatchObject({
+        ok: false,
+        brokenSeq: 43,
+        problem: expect.stringMatching(
+          /^the newest entries after seq 42 are missing: the checkpoint of .* says seq 47/,
+        ),
+      });
+      // Without the key's signature a checkpoint is no evidence either way.
+      expect(await verifyAuditChain(a, 1000, { file, secretKeys: [randomBytes(32)] })).toMatchObject({
+        ok: false,
+        problem: expect.stringContaining("not one this server's secret key signed"),
+      });
+      await a.auditEntry.createMany({ data: tail });
+      expect(await verifyAuditChain(a, 1000, anchor)).toMatchObject({ ok: true, entries: 47 });
+      await a.auditEntry.deleteMany({ where: { seq: { gt: 40 } } });
+    });
+
     it("verify names an edited entry, then a deleted one", async () => {
       const fifth = await a.auditEntry.findUniqueOrThrow({ where: { seq: 5 } });
       await a.auditEntry.update({ where: { id: fifth.id }, data: { after: '{"enabled":true}' } });
@@ -124,12 +156,15 @@ describe("[AUDIT] npm run toolstore -- audit", () => {
     const exported = await cli("audit", "export", "--action", "apiKeys.");
     expect(exported.code).toBe(0);
     const lines = exported.out.split("\n").map((l) => JSON.parse(l) as { action: string; hash: string });
+    // The filtered entries, then the whole chain's head.
+    const head = lines.pop();
     expect(lines.length).toBe(10);
     expect(lines.every((l) => l.action === "apiKeys.revoke" && /^[0-9a-f]{64}$/.test(l.hash))).toBe(true);
+    expect(head).toMatchObject({ type: "audit-head", seq: 40, checkpoint: null });
     const db = createDb({ provider: "sqlite", url: sqliteFile });
     let count = 0;
     for await (const _ of exportAuditJsonLines(db)) count += 1;
-    expect(count).toBe(39);
+    expect(count).toBe(39 + 1);
     await db.$disconnect();
   });
 });

@@ -9,10 +9,14 @@
  * consecutive `seq` values. `seq` is unique, so when another instance appended in between, the
  * insert fails as a whole and is retried on the re-read head: the chain stays linear across
  * instances without holding a lock.
+ *
+ * After each group the head is handed to the checkpoint writer, if one is attached
+ * (audit-checkpoint.ts): the signed head outside the database is what shows a truncated tail.
  */
 import { createHash } from "node:crypto";
 import os from "node:os";
 import type { Db } from "../db";
+import { type AuditCheckpoint, type AuditCheckpointWriter, readCheckpoint } from "./audit-checkpoint";
 import { type AuditRow, insertAuditEntries } from "./hot-sql";
 import type { WriteBatcher } from "./write-batcher";
 
@@ -123,14 +127,20 @@ export interface AuditLogOptions {
    * the decision row written in the same tick.
    */
   batch?: WriteBatcher;
+  /** Where the head goes after each commit (the signed checkpoint outside the database). */
+  checkpoints?: AuditCheckpointWriter;
 }
 
 export function createAuditLog(
   db: Db,
   options: AuditLogOptions = {},
-): AuditLog & { attachBatch(batch: WriteBatcher): void } {
+): AuditLog & {
+  attachBatch(batch: WriteBatcher): void;
+  attachCheckpoints(writer: AuditCheckpointWriter): void;
+} {
   let queue: { input: AuditInput; lazy: boolean; resolve(): void; reject(error: unknown): void }[] = [];
   let batch = options.batch;
+  let checkpoints = options.checkpoints;
   let running = false;
   /** The last entry this process wrote; re-read from the table when another instance got ahead. */
   let head: { seq: number; hash: string } | null | undefined;
@@ -189,6 +199,7 @@ export function createAuditLog(
           await write();
         }
         head = last;
+        checkpoints?.noteHead(last);
         return;
       } catch (error) {
         if (open === group) open = undefined;
@@ -235,6 +246,10 @@ export function createAuditLog(
     attachBatch(next) {
       batch = next;
     },
+    attachCheckpoints(writer) {
+      checkpoints = writer;
+      if (head) writer.noteHead(head);
+    },
   };
 }
 
@@ -251,63 +266,13 @@ export function auditLogFor(db: Db, options: AuditLogOptions = {}): AuditLog {
     // engine's commits from now on.
     log.attachBatch(options.batch);
   }
+  if (options.checkpoints) log.attachCheckpoints(options.checkpoints);
   return log;
 }
 
 function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   return e?.code === "P2002" || /unique constraint/i.test(e?.message ?? "");
-}
-
-export type AuditVerdict =
-  | { ok: true; entries: number; headHash: string }
-  | { ok: false; entries: number; brokenSeq: number; brokenId: string | null; problem: string };
-
-/** Walks the chain in order and names the first entry that does not hold. */
-export async function verifyAuditChain(db: Db, pageSize = 1000): Promise<AuditVerdict> {
-  let expectedSeq = 1;
-  let prevHash = GENESIS_HASH;
-  let count = 0;
-  for (;;) {
-    const page: AuditEntryRow[] = await db.auditEntry.findMany({
-      where: { seq: { gte: expectedSeq } },
-      orderBy: { seq: "asc" },
-      take: pageSize,
-    });
-    if (page.length === 0) return { ok: true, entries: count, headHash: prevHash };
-    for (const row of page) {
-      if (row.seq !== expectedSeq) {
-        return {
-          ok: false,
-          entries: count,
-          brokenSeq: expectedSeq,
-          brokenId: null,
-          problem: `entry #${expectedSeq} is missing (deleted): #${expectedSeq - 1} is followed by #${row.seq}`,
-        };
-      }
-      if (row.prevHash !== prevHash) {
-        return {
-          ok: false,
-          entries: count,
-          brokenSeq: row.seq,
-          brokenId: row.id,
-          problem: `entry #${row.seq} does not follow #${row.seq - 1}: its previous hash does not match`,
-        };
-      }
-      if (auditHash(row) !== row.hash) {
-        return {
-          ok: false,
-          entries: count,
-          brokenSeq: row.seq,
-          brokenId: row.id,
-          problem: `entry #${row.seq} was changed after it was written: its hash does not match its content`,
-        };
-      }
-      prevHash = row.hash;
-      expectedSeq += 1;
-      count += 1;
-    }
-  }
 }
 
 export interface AuditFilter {
@@ -352,19 +317,47 @@ export async function listAuditEntries(db: Db, filter: AuditFilter & { beforeSeq
   return rows;
 }
 
-/** The matching entries, oldest first, as JSON lines (one entry per line, hashes included). */
-export async function* exportAuditJsonLines(db: Db, filter: AuditFilter = {}): AsyncGenerator<string> {
+/** The last line of an export: the whole chain's head when it was read, and the last checkpoint. */
+export interface AuditExportHead {
+  type: "audit-head";
+  seq: number;
+  hash: string;
+  checkpoint: AuditCheckpoint | null;
+}
+
+/**
+ * The matching entries, oldest first, as JSON lines (one entry per line, hashes included), then
+ * one `audit-head` line: the chain's newest seq and hash, and the signed checkpoint if there is one.
+ */
+export async function* exportAuditJsonLines(
+  db: Db,
+  filter: AuditFilter = {},
+  checkpointFile?: string,
+): AsyncGenerator<string> {
+  // Read first, so every entry the head covers is in the table while the pages are read.
+  const newest = await db.auditEntry.findFirst({
+    orderBy: { seq: "desc" },
+    select: { seq: true, hash: true },
+  });
+  const checkpoint = checkpointFile ? readCheckpoint(checkpointFile) : null;
   let afterSeq = 0;
   for (;;) {
     const page: AuditEntryRow[] = await db.auditEntry.findMany({
-      where: { ...whereOf(filter), seq: { gt: afterSeq } },
+      where: { ...whereOf(filter), seq: { gt: afterSeq, lte: newest?.seq ?? 0 } },
       orderBy: { seq: "asc" },
       take: 1000,
     });
-    if (page.length === 0) return;
+    if (page.length === 0) break;
     for (const row of page) yield `${JSON.stringify({ ...row, at: row.at.toISOString() })}\n`;
     afterSeq = page[page.length - 1]?.seq ?? afterSeq;
   }
+  const head: AuditExportHead = {
+    type: "audit-head",
+    seq: newest?.seq ?? 0,
+    hash: newest?.hash ?? GENESIS_HASH,
+    checkpoint: checkpoint === "unreadable" ? null : checkpoint,
+  };
+  yield `${JSON.stringify(head)}\n`;
 }
 
 export interface AuditQuery extends AuditFilter {

@@ -22,7 +22,13 @@ import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
 import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import type { McpBackend } from "./mcp-backend";
-import { abortRequestHandler, checkSdkCompat, restoreClientInfo, resumeTransportSession } from "./sdk-compat";
+import {
+  abortRequestHandler,
+  checkSdkCompat,
+  endStreamWhenCancelled,
+  restoreClientInfo,
+  resumeTransportSession,
+} from "./sdk-compat";
 import { createMcpServer } from "./server";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -179,13 +185,16 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
       };
       req.signal.addEventListener("abort", abort, { once: true });
       const response = await served.transport.handleRequest(req, { parsedBody });
+      endStreamWhenCancelled(served.server, served.transport, ids);
       if (req.signal.aborted) abort();
       return response;
     }
-    const { transport } = await openServer(identity, session, parsedBody);
+    const opened = await openServer(identity, session, parsedBody);
     // Closing this request's own transport aborts its handlers, as above.
-    req.signal.addEventListener("abort", () => void transport.close().catch(() => {}), { once: true });
-    return transport.handleRequest(req, { parsedBody });
+    req.signal.addEventListener("abort", () => void opened.transport.close().catch(() => {}), { once: true });
+    const response = await opened.transport.handleRequest(req, { parsedBody });
+    endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
+    return response;
   };
 }
 

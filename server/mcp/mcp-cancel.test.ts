@@ -7,6 +7,7 @@
  * runs' final state.
  */
 import fs from "node:fs";
+import type http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,14 +18,14 @@ import { deployMigrations } from "../db/migrate";
 import { type ServerEngine, startServerEngine } from "../engine";
 import { createApiKey } from "../services/api-keys";
 import { createMcpHttpHandler } from "./http";
-import { createMcpBackend } from "./mcp-backend";
+import { createMcpBackend, type McpBackend } from "./mcp-backend";
 import { serveFetchHandler } from "./node-adapter";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-mcp-cancel-"));
 let db: Db;
 let userId: string;
 const engines: ServerEngine[] = [];
-const servers: { url: string; close(): Promise<void> }[] = [];
+const servers: Awaited<ReturnType<typeof serveFetchHandler>>[] = [];
 
 const SAVE = `import { save } from "toolstore/assets";
 export default async function () { return await save({ data_base64: "iVBORw0KGgo=", name: "never" }); }`;
@@ -182,4 +183,80 @@ describe("MCP cancellation", () => {
     );
     await stranger.client.close();
   });
+
+  it("[MCP]: 20 calls cancelled by the SDK client while waiting on approval leave no stream or socket open", async () => {
+    const k = await newKey("cancel-sockets");
+    // A run that takes a moment to wind down after its cancel (a loaded instance, PostgreSQL), so the
+    // SDK aborts the handler before it returns: the order in which no response used to be sent.
+    const backend = createMcpBackend({
+      db,
+      engine: async () => engines[0] as ServerEngine,
+      publicUrl: "http://console.test",
+    });
+    const slowToEnd: McpBackend = {
+      ...backend,
+      execute: async (input) => {
+        const envelope = await backend.execute(input);
+        await new Promise((r) => setTimeout(r, 200));
+        return envelope;
+      },
+    };
+    const served = await serveFetchHandler(
+      createMcpHttpHandler({
+        db,
+        backend: slowToEnd,
+        consoleUrl: "http://console.test",
+        allowedOrigins: [],
+        rateLimitPerMinute: 1000,
+      }),
+    );
+    servers.push(served);
+    // An idle kept-alive socket is the client's connection pool, not a leak: the server drops those
+    // after 1 s, so what is still open 5 s later is held by a stream that was never ended.
+    served.server.keepAliveTimeout = 1_000;
+    const openPosts = new Set<http.ServerResponse>();
+    const track = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (req.method !== "POST") return;
+      openPosts.add(res);
+      res.on("close", () => openPosts.delete(res));
+    };
+    served.server.on("request", track);
+    try {
+      const { client } = await connect(served.url, k.key);
+      const seen = new Set<string>();
+      for (let i = 0; i < 20; i++) {
+        const controller = new AbortController();
+        const call = client
+          .callTool({ name: "execute_code", arguments: { code: SAVE } }, undefined, {
+            signal: controller.signal,
+            timeout: 60_000,
+          })
+          .catch((e: Error) => e);
+        seen.add((await newPendingApproval(k.id, seen)).id);
+        controller.abort("changed my mind");
+        expect(await call).toBeInstanceOf(Error);
+      }
+      await new Promise((r) => setTimeout(r, 5_000));
+      expect(openPosts.size).toBe(0);
+      const sockets = await new Promise<number>((resolve, reject) =>
+        served.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      );
+      // The one socket left is the session's GET stream, which the client keeps open on purpose.
+      expect(sockets).toBeLessThanOrEqual(1);
+      await client.close();
+    } finally {
+      served.server.off("request", track);
+    }
+  }, 60_000);
 });
+
+async function newPendingApproval(apiKeyId: string, seen: Set<string>) {
+  for (let i = 0; i < 200; i++) {
+    const row = await db.approval.findFirst({
+      where: { status: "pending", apiKeyId, id: { notIn: [...seen] } },
+    });
+    if (row) return row;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("no approval was requested");
+}

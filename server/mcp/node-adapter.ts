@@ -12,7 +12,7 @@ export async function serveFetchHandler(
   path: string | null = "/api/mcp",
   /** 0 (default): any free port. A fixed port lets a restarted process serve the same address. */
   port = 0,
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{ url: string; server: http.Server; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
@@ -62,6 +62,7 @@ export async function serveFetchHandler(
   const bound = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${bound}${path ?? ""}`,
+    server,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

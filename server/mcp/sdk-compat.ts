@@ -2,8 +2,9 @@
  * The MCP SDK's private fields ToolStore uses, in one place. Sessions live in the database, so an
  * instance that first sees a session builds a server and transport for it and must mark them as
  * belonging to a session initialized earlier; the session's requests then share them, so one
- * request's handler is aborted alone when its client goes away. The SDK has no public API for
- * either (1.32.x). A task-capable execute_code also replaces one private method, so a call without
+ * request's handler is aborted alone when its client goes away, and a cancelled request's stream is
+ * ended by hand (the SDK sends it no response and keeps it open). The SDK has no public API for
+ * these (1.32.x). A task-capable execute_code also replaces one private method, so a call without
  * task augmentation keeps the direct path (see `runUntaskedCallsDirectly`). `checkSdkCompat` runs
  * when the MCP handler is created and fails the start with a clear message if the installed SDK is
  * not a tested version or the fields are gone, instead of failing on the first request.
@@ -14,12 +15,13 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type {
-  CallToolResult,
-  ClientCapabilities,
-  Implementation,
-  ServerNotification,
-  ServerRequest,
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  ErrorCode,
+  type Implementation,
+  type ServerNotification,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../core/errors";
 
@@ -57,6 +59,61 @@ export function abortRequestHandler(server: McpServer | Server, requestId: strin
     inner as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
   )._requestHandlerAbortControllers;
   controllers?.get(requestId)?.abort(reason);
+}
+
+/** The abort signal of a request's handler while it runs (the SDK keeps it private). */
+function requestHandlerSignal(
+  server: McpServer | Server,
+  requestId: string | number,
+): AbortSignal | undefined {
+  const inner = server instanceof Server ? server : server.server;
+  const controllers = (
+    inner as unknown as { _requestHandlerAbortControllers?: Map<unknown, AbortController> }
+  )._requestHandlerAbortControllers;
+  return controllers?.get(requestId)?.signal;
+}
+
+/**
+ * End the SSE stream of a request that will get no response (its handler was cancelled) and
+ * forget the request's correlation: the SDK would keep both for the life of the session's transport.
+ */
+function endRequestStream(
+  transport: WebStandardStreamableHTTPServerTransport,
+  requestId: string | number,
+) {
+  transport.closeSSEStream(requestId);
+  (
+    transport as unknown as { _requestToStreamMapping?: Map<unknown, unknown> }
+  )._requestToStreamMapping?.delete(requestId);
+}
+
+/**
+ * The SDK sends nothing for a request whose handler was aborted (notifications/cancelled, or the
+ * client went away), and its transport then holds that POST's SSE stream open for ever. Once every
+ * request of the POST is cancelled the stream ends, with no response as the spec asks; a batch
+ * whose other requests still run gets an error for the cancelled one, so it ends after their answers.
+ */
+export function endStreamWhenCancelled(
+  server: McpServer | Server,
+  transport: WebStandardStreamableHTTPServerTransport,
+  ids: (string | number)[],
+) {
+  const running = ids.flatMap((id) => {
+    const signal = requestHandlerSignal(server, id);
+    return signal ? [{ id, signal }] : [];
+  });
+  for (const { id, signal } of running) {
+    const onAbort = () => {
+      if (running.every((other) => other.signal.aborted)) {
+        for (const other of running) endRequestStream(transport, other.id);
+        return;
+      }
+      const error = { code: ErrorCode.ConnectionClosed, message: "Request was cancelled" };
+      void transport.send({ jsonrpc: "2.0", id, error }).catch(() => {});
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
 }
 
 /**
@@ -107,6 +164,8 @@ export function checkSdkCompat(version: string | null = installedSdkVersion()): 
   restoreClientInfo(server, { elicitation: {} }, { name: "probe-client", version: "1" });
   const ok =
     typeof fields._initialized === "boolean" &&
+    fields._requestToStreamMapping instanceof Map &&
+    typeof transport.closeSSEStream === "function" &&
     (server as unknown as { _requestHandlerAbortControllers?: unknown })
       ._requestHandlerAbortControllers instanceof Map &&
     server.getClientCapabilities()?.elicitation !== undefined &&

@@ -1,19 +1,20 @@
 import { cookies } from "next/headers";
 import { getDb } from "@/server/db";
 import { exportAuditJsonLines, parseAuditQuery } from "@/server/infra/audit-log";
+import { auditAnchorFor } from "@/server/services/audit-anchor";
 import { roleAtLeast, SESSION_COOKIE, sessionUser } from "@/server/services/auth";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** The audit log (with the page's filters) as JSON lines, oldest first, for admins. */
+/** The audit log (with the page's filters) as JSON lines, oldest first, then its head, for admins. */
 export async function GET(req: Request) {
   const db = getDb();
   const user = await sessionUser(db, (await cookies()).get(SESSION_COOKIE)?.value);
   if (!user) return new Response("Sign in to export the audit log.", { status: 401 });
   if (!roleAtLeast(user.role, "admin")) return new Response("The audit log is for admins.", { status: 403 });
   const filter = parseAuditQuery(Object.fromEntries(new URL(req.url).searchParams));
-  const lines = exportAuditJsonLines(db, filter);
+  const lines = exportAuditJsonLines(db, filter, auditAnchorFor(db)?.file);
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
