@@ -77,10 +77,7 @@ function requestHandlerSignal(
  * End the SSE stream of a request that will get no response (its handler was cancelled) and
  * forget the request's correlation: the SDK would keep both for the life of the session's transport.
  */
-function endRequestStream(
-  transport: WebStandardStreamableHTTPServerTransport,
-  requestId: string | number,
-) {
+function endRequestStream(transport: WebStandardStreamableHTTPServerTransport, requestId: string | number) {
   transport.closeSSEStream(requestId);
   (
     transport as unknown as { _requestToStreamMapping?: Map<unknown, unknown> }
