@@ -57,19 +57,28 @@ const BODY_TOOLSET = `/**
  * @secret BODY_KEY body header The key, in the JSON body (and a header, which cannot carry it)
  * @secret HEADER_KEY header The key, for headers only
  */
-/** @tool write */
+/**
+ * Posts the key in a JSON body.
+ * @tool write
+ */
 export async function post(url: string): Promise<unknown> {
   const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: env.BODY_KEY }) });
   return r.status;
 }
-/** @tool write */
+/**
+ * Posts the header-only key in the body.
+ * @tool write
+ */
 export async function misplaced(url: string): Promise<unknown> {
   const r = await fetch(url, { method: "POST", body: JSON.stringify({ key: env.HEADER_KEY }) });
   return r.status;
 }
-/** @tool write */
+/**
+ * Sends the body key in a header.
+ * @tool write
+ */
 export async function inHeader(url: string): Promise<unknown> {
-  const r = await fetch(url, { headers: { "x-key": env.BODY_KEY } });
+  const r = await fetch(url, { headers: { "x-key": env.BODY_KEY ?? "" } });
   return r.status;
 }
 `;
