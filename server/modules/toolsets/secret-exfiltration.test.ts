@@ -190,8 +190,24 @@ console.log("reflected", unhtml);
 `;
 
 /** Each shape decoded back to text the way the action would, so a value hidden in it shows. */
-function decodeShapes(shapes: Record<string, unknown>): Record<string, string> {
-  const s = shapes as Record<string, never>;
+interface Shapes {
+  raw: string;
+  html: string;
+  hex: string;
+  base64: string;
+  reversed: string;
+  split: string[];
+  codes: number[];
+  nested: string;
+  urlEncoded: string;
+  jsonTwice: string;
+  lower: string;
+  upper: string;
+  everySecond: [string, string];
+}
+
+function decodeShapes(shapes: unknown): Record<string, string> {
+  const s = shapes as Shapes;
   const interleave = ([a, b]: [string, string]) => [...a].map((c, i) => c + (b[i] ?? "")).join("");
   const hexText = String(s.hex).match(/.{4}/g) ?? [];
   return {
@@ -205,14 +221,14 @@ function decodeShapes(shapes: Record<string, unknown>): Record<string, string> {
     hex: hexText.map((h) => String.fromCharCode(Number.parseInt(h, 16))).join(""),
     base64: Buffer.from(String(s.base64), "base64").toString("utf8"),
     reversed: [...String(s.reversed)].reverse().join(""),
-    split: (s.split as string[]).join(""),
-    codes: String.fromCharCode(...(s.codes as number[])),
+    split: s.split.join(""),
+    codes: String.fromCharCode(...s.codes),
     nested: JSON.parse(JSON.parse(s.nested).a).b,
     urlEncoded: decodeURIComponent(s.urlEncoded),
     jsonTwice: JSON.parse(JSON.parse(s.jsonTwice)),
     lower: s.lower,
     upper: s.upper,
-    everySecond: interleave(s.everySecond as [string, string]),
+    everySecond: interleave(s.everySecond),
   };
 }
 
@@ -241,7 +257,7 @@ describe("[SECRETS] a placeholder passed in as data is never filled (issue #32)"
       }`);
     expect(envelope.ok, JSON.stringify(envelope.error)).toBe(true);
     const [first, second] = receiver.requests.slice(before);
-    const decoded = decodeShapes(envelope.result as Record<string, unknown>);
+    const decoded = decodeShapes(envelope.result);
     expect(Object.keys(decoded)).toHaveLength(13);
     for (const [name, text] of Object.entries(decoded)) {
       expectNoPiece(name, text, name === "lower" || name === "upper");
