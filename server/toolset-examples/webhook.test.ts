@@ -24,7 +24,12 @@ describe("[TOOLSETS] webhook", () => {
     expect(webhook.bindings.map((b) => [b.name, b.category])).toEqual([["send", "write"]]);
     expect(webhook.declarations.env).toEqual([
       { name: "WEBHOOK_URL", secret: false, description: expect.stringContaining("Where events are POSTed") },
-      { name: "WEBHOOK_TOKEN", secret: true, description: expect.stringContaining("Bearer") },
+      {
+        name: "WEBHOOK_TOKEN",
+        secret: true,
+        description: expect.stringContaining("Bearer"),
+        placements: ["header"],
+      },
     ]);
   });
 

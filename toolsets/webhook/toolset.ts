@@ -4,9 +4,9 @@
  * outside ToolStore, so the category is write.
  * @timeout 10000
  * @env WEBHOOK_URL Where events are POSTed, e.g. http://localhost:8123/api/webhook/agent
- * @secret WEBHOOK_TOKEN Optional; sent as "Authorization: Bearer <WEBHOOK_TOKEN>". The code never
- * holds the value: it writes the placeholder {{secret:WEBHOOK_TOKEN}} and the host fills it in when
- * the request leaves for one of the toolset's declared hosts.
+ * @secret WEBHOOK_TOKEN header Optional; sent as "Authorization: Bearer <WEBHOOK_TOKEN>". The code
+ * never holds the value: env.WEBHOOK_TOKEN is a placeholder the host fills in, in a header only,
+ * when the request leaves for one of the toolset's declared hosts.
  */
 
 export interface Delivery {
@@ -41,7 +41,7 @@ export async function send(event: string, data: unknown = null): Promise<Deliver
     "user-agent": "toolstore-webhook",
   };
   // env.WEBHOOK_TOKEN is set (to its placeholder) only when an admin stored the secret.
-  if (env.WEBHOOK_TOKEN) headers.authorization = "Bearer {{secret:WEBHOOK_TOKEN}}";
+  if (env.WEBHOOK_TOKEN) headers.authorization = `Bearer ${env.WEBHOOK_TOKEN}`;
   const response = await fetch(url, { method: "POST", headers, body });
   const text = (await response.text()).slice(0, 2000);
   let parsed: unknown = text;

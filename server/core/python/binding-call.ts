@@ -37,7 +37,9 @@ export async function runBindingCall(
   const fetch = deps.egress?.(request) ?? request.fetch;
   const host = createBindingHost({
     allowedHosts: request.allowedHosts,
+    env: request.env,
     secrets: request.secrets ?? {},
+    ...(request.secretPlacements ? { placements: request.secretPlacements } : {}),
     redact: request.redact ?? [],
     timeoutMs: request.timeoutMs,
     maxBodyBytes: deps.maxBodyBytes,
@@ -76,7 +78,7 @@ export async function runBindingCall(
       {
         t: "call",
         code: request.code,
-        request: JSON.stringify(script ?? { function: request.exportName, kwargs, env: request.env }),
+        request: JSON.stringify(script ?? { function: request.exportName, kwargs, env: host.env }),
         resultBytes: limit,
         logBytes: request.limits?.logBytes ?? deps.logBytes,
       },

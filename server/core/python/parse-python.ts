@@ -9,10 +9,11 @@
  *
  *   @hosts api.openweathermap.org
  *   @timeout 5000
- *   @secret OPENWEATHER_KEY the API key
+ *   @secret OPENWEATHER_KEY query the API key (where it may go: header, body, query, path)
  *   """
  */
 import type { Category, JsonSchema } from "../capabilities/types";
+import { parseEnvTag } from "../toolsets/env-tag";
 import {
   isValidEnvName,
   isValidHostPattern,
@@ -110,8 +111,8 @@ export function parsePythonHeader(
         );
       } else declarations.timeoutMs = ms;
     } else {
-      const match = /^(\S+)\s*(.*)$/s.exec(rest);
-      const varName = match?.[1] ?? "";
+      const entry = parseEnvTag(name === "secret" ? "secret" : "env", rest);
+      const varName = entry.name;
       if (!isValidEnvName(varName)) {
         report(
           `@${name} needs an upper-case variable name, got \`${varName || "nothing"}\``,
@@ -120,11 +121,7 @@ export function parsePythonHeader(
       } else if (declarations.env.some((e) => e.name === varName)) {
         report(`environment variable \`${varName}\` is declared twice`);
       } else {
-        declarations.env.push({
-          name: varName,
-          secret: name === "secret",
-          description: (match?.[2] ?? "").replace(/^-\s*/, "").trim(),
-        });
+        declarations.env.push(entry);
       }
     }
   });

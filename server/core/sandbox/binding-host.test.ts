@@ -55,11 +55,17 @@ describe("binding host", () => {
       encodeURIComponent(SECRET),
     ];
     const { sent, fetch } = recordingFetch(forms.join(" "));
-    const reply = await host(fetch).fetch({
+    const bindingHost = host(fetch);
+    expect(bindingHost.env.TOKEN).toMatch(/^\{\{secret:TOKEN:[0-9a-f]{32}\}\}$/);
+    const reply = await bindingHost.fetch({
       url: "https://api.example.com/data",
-      headers: { authorization: "Bearer {{secret:TOKEN}}" },
+      headers: { authorization: `Bearer ${bindingHost.env.TOKEN}`, "x-data": "{{secret:TOKEN}}" },
     });
-    expect(sent[0]).toMatchObject({ method: "GET", headers: { authorization: `Bearer ${SECRET}` } });
+    // Only the call's own placeholder is filled; one without its nonce (data) stays text.
+    expect(sent[0]).toMatchObject({
+      method: "GET",
+      headers: { authorization: `Bearer ${SECRET}`, "x-data": "{{secret:TOKEN}}" },
+    });
     expect(reply).toMatchObject({
       ok: true,
       value: { body: "*** *** *** ***", headers: { "x-echo": "***" } },

@@ -2,9 +2,11 @@
  * The host side of a toolset binding's calls, shared by every runtime (the QuickJS pool, the
  * Pyodide runtime): the one place where a binding's secrets meet its requests. It checks each URL
  * against the toolset's allowed hosts before anything else, sends the request through egress
- * (egress.ts: aliases, `{{secret:NAME}}` filled in for hosts declared by name, masking of what
- * comes back), signs with `hmac` on the host, and masks every form of every secret value in what a
- * run hands back (value, error, logs). A runtime only moves requests and replies across its own
+ * (egress.ts: aliases, this call's `{{secret:NAME:<nonce>}}` placeholders filled where the toolset
+ * declared them, for hosts declared by name, masking of what comes back), signs with `hmac` on the
+ * host, and masks every form of every secret value in what a run hands back (value, error, logs).
+ * The nonce is made here, once per call: `env` gives the code its placeholders, and what a run
+ * hands back shows them without it, so no caller ever holds one that would be filled. A runtime only moves requests and replies across its own
  * boundary; a failed call is a value with one of the codes below, never an exception.
  */
 import { isAppError } from "../errors";
@@ -17,6 +19,7 @@ import {
 } from "./egress";
 import { type HostFetchRequest, hostOfUrl, isHostAllowed } from "./host-fetch";
 import type { LogEntry } from "./protocol";
+import { callPlaceholder, newSecretNonce } from "./secret-fill";
 
 /** Why a binding's host call failed: the guest sees it as `e.error` (TypeScript) or httpx's `error` (Python). */
 export type BindingHostErrorCode =
@@ -42,12 +45,16 @@ export type BindingHostReply = { ok: true; value: unknown } | { ok: false; error
 export type BindingFetchRequest = Partial<HostFetchRequest> & { url: string; timeoutMs?: number };
 
 /** Egress as for createEgressFetch (its `fetch`, when given, must re-check redirect targets itself). */
-export interface BindingHostOptions extends EgressOptions {
+export interface BindingHostOptions extends Omit<EgressOptions, "nonce"> {
   /** Fetch calls one run may make; beyond it a call fails `limit_exceeded`. Default: no cap here. */
   maxFetches?: number;
+  /** The toolset's environment as RunBindingRequest.env holds it (see BindingHost.env). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface BindingHost {
+  /** The environment the call's code gets: each secret as this call's placeholder. */
+  readonly env: Record<string, string>;
   /** One host call by name (`fetch`, `hmac`) with the guest's JSON request. */
   call(name: string, json: string, signal?: AbortSignal): Promise<BindingHostReply>;
   fetch(request: BindingFetchRequest, signal?: AbortSignal): Promise<BindingHostReply>;
@@ -74,9 +81,12 @@ export function createBindingHost(options: BindingHostOptions): BindingHost {
   const masked = [...new Set([...Object.values(secrets), ...(options.redact ?? [])])].filter(
     (value) => value.length > 0,
   );
-  const egress = createEgressFetch(options);
+  const nonce = newSecretNonce();
+  const egress = createEgressFetch({ ...options, nonce });
   let fetches = 0;
-  const redact = (text: string) => redactSecrets(text, masked);
+  const env: Record<string, string> = { ...(options.env ?? {}) };
+  for (const name of Object.keys(secrets)) env[name] = callPlaceholder(name, nonce);
+  const redact = (text: string) => redactSecrets(text, masked).replaceAll(`:${nonce}}}`, "}}");
 
   async function fetch(request: BindingFetchRequest, signal?: AbortSignal): Promise<BindingHostReply> {
     fetches += 1;
@@ -117,6 +127,7 @@ export function createBindingHost(options: BindingHostOptions): BindingHost {
   }
 
   return {
+    env,
     fetch,
     hmac,
     async call(name, json, signal) {
@@ -129,7 +140,7 @@ export function createBindingHost(options: BindingHostOptions): BindingHost {
       }
       return name === "fetch" ? fetch(request as BindingFetchRequest, signal) : hmac(request as HmacRequest);
     },
-    masks: masked.length > 0,
+    masks: masked.length > 0 || Object.keys(secrets).length > 0,
     redact,
     redactLogs: (logs) => logs.map((l) => ({ level: l.level, text: redact(l.text) })),
     redactResult(json) {

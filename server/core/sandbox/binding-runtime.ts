@@ -8,6 +8,7 @@
 import type { HostFetch } from "./host-fetch";
 import type { SandboxLimits } from "./limits";
 import type { LogEntry, SandboxError } from "./protocol";
+import type { SecretPlacement } from "./secret-fill";
 
 export const TOOLSET_LANGUAGES = ["typescript", "python"] as const;
 export type ToolsetLanguage = (typeof TOOLSET_LANGUAGES)[number];
@@ -26,13 +27,19 @@ export interface RunBindingRequest {
   args: unknown[];
   /** Named arguments (python); a runtime that takes them ignores `args` for these names. */
   kwargs?: Record<string, unknown>;
-  /** The toolset's environment: plain variables, and secrets by NAME only (see `secrets`). */
+  /**
+   * The toolset's environment: plain variables, and secrets by NAME only (see `secrets`). The
+   * runtime's binding host gives each secret in `secrets` the call's own placeholder
+   * `{{secret:NAME:<nonce>}}`, whatever this holds for it.
+   */
   env: Record<string, string>;
   /**
    * Secret values by name, for the host's egress only (fetch placeholders, signing helpers).
    * A runtime never hands a value to the code it runs.
    */
   secrets?: Record<string, string>;
+  /** Where each secret may go in a request (`@secret NAME header body`); a name left out: headers. */
+  secretPlacements?: Record<string, readonly SecretPlacement[]>;
   /** `api.example.com`, `api.example.com:8443`, `*.example.com`, `*`. */
   allowedHosts: string[];
   /** The toolset's own deadline. */

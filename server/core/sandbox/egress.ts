@@ -1,14 +1,14 @@
 /**
  * Secrets as handles: toolset code holds a secret's NAME (its `env` entry is the placeholder
- * `{{secret:NAME}}`), and the host puts the value in only at egress — in the headers and body of
- * an outgoing request to a host the toolset declared by name (a bare `*` entry never receives
- * secrets), or inside a host-side signing helper that returns only the signature. Every binding
- * runtime (QuickJS, Pyodide) sends its guest's requests through `createEgressFetch`, and MCP
- * upstream headers use the same placeholder syntax through `fillSecretPlaceholders`.
+ * `{{secret:NAME:<nonce>}}`, the nonce fresh for each call), and the host puts the value in only
+ * at egress — where the toolset declared it may go (secret-fill.ts), in an outgoing request to a
+ * host the toolset declared by name (a bare `*` entry never receives secrets), or inside a
+ * host-side signing helper that returns only the signature. Every binding runtime (QuickJS,
+ * Pyodide) sends its guest's requests through `createEgressFetch`.
  *
- * Redaction is the second line of defence: each value is masked in its raw form, its JSON-escaped
- * form, base64 (standard and URL-safe), hex (either case) and percent-encoding, in what comes back
- * from egress (response body, headers, errors) and in what a run returns (value, error, logs).
+ * Redaction is the second line of defence: each value is masked in every form of `secretForms`
+ * (raw, JSON-escaped once and twice, \u-escaped, HTML-escaped, base64, hex, percent-encoded, ...)
+ * in what comes back from egress (response body, headers, errors) and in what a run returns.
  */
 import { createHmac } from "node:crypto";
 import { AppError } from "../errors";
@@ -20,17 +20,18 @@ import {
   hostOfUrl,
   isHostAllowed,
 } from "./host-fetch";
+import {
+  type CallSecrets,
+  fillCallSecrets,
+  hasCallPlaceholder,
+  newSecretNonce,
+  type SecretPlacement,
+  usesCallSecrets,
+} from "./secret-fill";
 
-/** The placeholder a toolset (or an MCP upstream header) writes where a secret's value goes. */
-export const SECRET_PLACEHOLDER_PATTERN = /\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
-const HAS_PLACEHOLDER = /\{\{secret:[A-Za-z_][A-Za-z0-9_]*\}\}/;
-
+/** The placeholder `env` holds for a secret before a call's host gives it the call's nonce. */
 export function secretPlaceholder(name: string): string {
   return `{{secret:${name}}}`;
-}
-
-export function hasSecretPlaceholder(text: string | undefined): boolean {
-  return text !== undefined && HAS_PLACEHOLDER.test(text);
 }
 
 export interface ToolsetVariable {
@@ -71,60 +72,103 @@ export function secretsAllowedFor(url: string, allowedHosts: readonly string[]):
   );
 }
 
-/** Replace every placeholder in `text` with its value; an unknown name is an error, never left in. */
-export function fillSecretPlaceholders(text: string, secrets: Readonly<Record<string, string>>): string {
-  return text.replace(SECRET_PLACEHOLDER_PATTERN, (_match, name: string) => {
-    if (!Object.hasOwn(secrets, name)) {
-      throw new AppError("BAD_INPUT", `unknown secret ${name}: set it for this toolset in the console`);
-    }
-    return secrets[name] as string;
-  });
-}
-
 /**
- * The request as it leaves the host: placeholders in header values and the body filled in. A
- * placeholder in the URL is refused (URLs end up in logs, redirects and the response), and so is
- * any placeholder bound for a host the toolset did not declare by name.
+ * The request as it leaves the host: this call's placeholders filled for their place
+ * (secret-fill.ts), and refused for a host the toolset did not declare by name.
  */
 export function fillRequestSecrets(
   request: HostFetchRequest,
-  secrets: Readonly<Record<string, string>>,
+  call: CallSecrets,
   allowedHosts: readonly string[],
 ): HostFetchRequest {
-  refuseUrlPlaceholder(request.url);
-  const used =
-    Object.values(request.headers).some(hasSecretPlaceholder) || hasSecretPlaceholder(request.body);
-  if (!used) return request;
+  if (!usesCallSecrets(request, call.nonce)) return request;
   if (!secretsAllowedFor(request.url, allowedHosts)) {
     throw new AppError(
       "FORBIDDEN",
       `secrets are sent only to hosts this toolset declares by name, not to ${hostOfUrl(request.url)}`,
     );
   }
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.headers)) headers[k] = fillSecretPlaceholders(v, secrets);
-  return {
-    ...request,
-    headers,
-    ...(request.body !== undefined ? { body: fillSecretPlaceholders(request.body, secrets) } : {}),
-  };
+  return fillCallSecrets(request, call);
 }
 
-/** Every form in which a value is masked. */
+/** Every form in which a value is masked: as written, and as common encoders and reflections show it. */
 export function secretForms(value: string): string[] {
   const forms = new Set<string>([value]);
-  forms.add(JSON.stringify(value).slice(1, -1));
+  const json = JSON.stringify(value).slice(1, -1);
+  forms.add(json);
   // A value escaped twice (JSON inside a JSON string) is still the value.
   forms.add(JSON.stringify(JSON.stringify(value)).slice(3, -3));
+  forms.add(unicodeEscaped(value));
+  forms.add(unicodeEscaped(value).toUpperCase().replace(/\\U/g, "\\u"));
+  // HTML escapers (named entities, decimal and hex references) over the value, and over its
+  // JSON form: a JSON body reflected in an error page.
+  for (const style of HTML_STYLES) {
+    forms.add(htmlEscape(value, style));
+    forms.add(htmlEscape(json, style));
+  }
   const bytes = Buffer.from(value, "utf8");
   forms.add(bytes.toString("base64"));
   forms.add(bytes.toString("base64").replace(/=+$/, ""));
   forms.add(bytes.toString("base64url"));
   forms.add(bytes.toString("hex"));
   forms.add(bytes.toString("hex").toUpperCase());
+  const percent = percentEncoded(value);
+  forms.add(percent);
+  forms.add(percent.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
   forms.add(encodeURIComponent(value));
+  forms.add(encodeURIComponent(value).replace(/%20/g, "+"));
+  forms.add(encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+  forms.add(percent.replace(/%/g, "="));
   // Longest first, so a form that contains another is masked whole.
   return [...forms].filter((f) => f.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+/** Every character outside letters and digits as `\\uXXXX` (JSON encoders that escape all). */
+function unicodeEscaped(value: string): string {
+  return [...value]
+    .map((c) =>
+      /[A-Za-z0-9]/.test(c)
+        ? c
+        : c
+            .split("")
+            .map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, "0")}`)
+            .join(""),
+    )
+    .join("");
+}
+
+/** Every byte but letters and digits percent-encoded (upper case), the strictest URL encoders' form. */
+function percentEncoded(value: string): string {
+  return [...Buffer.from(value, "utf8")]
+    .map((b) =>
+      /[A-Za-z0-9]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
+}
+
+const HTML_NAMED: Record<string, string> = {
+  '"': "&quot;",
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "'": "&#39;",
+};
+type HtmlEscape = (c: string) => string | undefined;
+const HTML_STYLES: HtmlEscape[] = [
+  (c) => HTML_NAMED[c],
+  (c) => (c === "'" ? "&apos;" : HTML_NAMED[c]),
+  (c) => (c === "'" ? "&#x27;" : HTML_NAMED[c]),
+  (c) => (/[A-Za-z0-9 ]/.test(c) ? undefined : `&#${c.codePointAt(0)};`),
+  (c) => (/[A-Za-z0-9 ]/.test(c) ? undefined : `&#x${(c.codePointAt(0) ?? 0).toString(16)};`),
+  (c) => (/[A-Za-z0-9 ]/.test(c) ? undefined : `&#x${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()};`),
+  (c) => (c in HTML_NAMED ? `&#${c.codePointAt(0)};` : undefined),
+  (c) => (c in HTML_NAMED ? `&#x${(c.codePointAt(0) ?? 0).toString(16)};` : undefined),
+];
+
+function htmlEscape(value: string, style: HtmlEscape): string {
+  return [...value].map((c) => style(c) ?? c).join("");
 }
 
 /** Mask every form of every value with "***". Values shorter than 4 characters are not masked. */
@@ -155,6 +199,10 @@ export interface EgressOptions {
   allowedHosts: readonly string[];
   /** Secret values by name (RunBindingRequest.secrets). */
   secrets?: Readonly<Record<string, string>>;
+  /** The nonce of this call's placeholders; only they are filled. Default: a fresh one. */
+  nonce?: string;
+  /** Where each secret may go (RunBindingRequest.secretPlacements); default headers only. */
+  placements?: Readonly<Record<string, readonly SecretPlacement[]>>;
   /** Extra values to mask in what comes back (RunBindingRequest.redact). */
   redact?: readonly string[];
   timeoutMs: number;
@@ -172,6 +220,11 @@ export interface EgressOptions {
  */
 export function createEgressFetch(options: EgressOptions): HostFetch {
   const secrets = options.secrets ?? {};
+  const call: CallSecrets = {
+    nonce: options.nonce ?? newSecretNonce(),
+    values: secrets,
+    ...(options.placements ? { placements: options.placements } : {}),
+  };
   const masked = [...new Set([...Object.values(secrets), ...(options.redact ?? [])])];
   const inner: HostFetch =
     options.fetch ??
@@ -179,13 +232,12 @@ export function createEgressFetch(options: EgressOptions): HostFetch {
       allowedHosts: options.allowedHosts,
       timeoutMs: options.timeoutMs,
       maxBodyBytes: options.maxBodyBytes ?? 4 << 20,
-      prepareHop: (request, firstUrl) => prepareHop(request, firstUrl, secrets, options.allowedHosts),
+      prepareHop: (request, firstUrl) => prepareHop(request, firstUrl, call, options.allowedHosts),
       ...(options.hostAliases ? { hostAliases: options.hostAliases } : {}),
     });
   return async (request, signal) => {
-    refuseUrlPlaceholder(request.url);
     // With the default fetch every hop is prepared there; a supplied fetch gets the filled request.
-    const outgoing = options.fetch ? fillRequestSecrets(request, secrets, options.allowedHosts) : request;
+    const outgoing = options.fetch ? fillRequestSecrets(request, call, options.allowedHosts) : request;
     try {
       return redactResponse(await inner(outgoing, signal), masked);
     } catch (error) {
@@ -203,18 +255,20 @@ export function createEgressFetch(options: EgressOptions): HostFetch {
 function prepareHop(
   request: HostFetchRequest,
   firstUrl: string,
-  secrets: Readonly<Record<string, string>>,
+  call: CallSecrets,
   allowedHosts: readonly string[],
 ): HostFetchRequest {
-  if (sameOrigin(request.url, firstUrl)) return fillRequestSecrets(request, secrets, allowedHosts);
-  if (hasSecretPlaceholder(request.body)) {
+  if (sameOrigin(request.url, firstUrl)) return fillRequestSecrets(request, call, allowedHosts);
+  if (hasCallPlaceholder(request.body, call.nonce)) {
     throw new AppError(
       "FORBIDDEN",
       `refused to resend a body with a secret to ${hostOfUrl(request.url)} after a redirect`,
     );
   }
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.headers)) if (!hasSecretPlaceholder(v)) headers[k] = v;
+  for (const [k, v] of Object.entries(request.headers)) {
+    if (!hasCallPlaceholder(v, call.nonce)) headers[k] = v;
+  }
   return { ...request, headers };
 }
 
@@ -223,7 +277,7 @@ const HMAC_ALGORITHMS = new Set<string>(["sha1", "sha256", "sha384", "sha512"]);
 const SIGNATURE_ENCODINGS = new Set<string>(["hex", "base64", "base64url"]);
 
 export interface HmacRequest {
-  /** The secret's name, or its placeholder as `env` holds it. */
+  /** The secret's name, or its placeholder as `env` holds it (with or without the call's nonce). */
   secret: string;
   data: string;
   algorithm?: string;
@@ -232,7 +286,8 @@ export interface HmacRequest {
 
 /** HMAC of `data` keyed by a secret the caller names; returns only the signature. */
 export function hmacWithSecret(request: HmacRequest, secrets: Readonly<Record<string, string>>): string {
-  const name = /^\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}$/.exec(request.secret)?.[1] ?? request.secret;
+  const name =
+    /^\{\{secret:([A-Za-z_][A-Za-z0-9_]*)(?::[0-9a-f]+)?\}\}$/.exec(request.secret)?.[1] ?? request.secret;
   if (typeof name !== "string" || !Object.hasOwn(secrets, name)) {
     throw new AppError(
       "BAD_INPUT",
@@ -253,27 +308,10 @@ export function hmacWithSecret(request: HmacRequest, secrets: Readonly<Record<st
     .digest(encoding as "hex" | "base64" | "base64url");
 }
 
-function refuseUrlPlaceholder(url: string): void {
-  if (hasSecretPlaceholder(url) || hasSecretPlaceholder(safeDecode(url))) {
-    throw new AppError(
-      "BAD_INPUT",
-      "a secret placeholder may appear in headers and the body only, not in the URL",
-    );
-  }
-}
-
 function sameOrigin(a: string, b: string): boolean {
   try {
     return new URL(a).origin === new URL(b).origin;
   } catch {
     return false;
-  }
-}
-
-function safeDecode(url: string): string {
-  try {
-    return decodeURIComponent(url);
-  } catch {
-    return url;
   }
 }

@@ -30,13 +30,14 @@ describe("host aliases", () => {
     const egress = createEgressFetch({
       allowedHosts: ["api.example.com"],
       secrets: { TOKEN: "s3cret-value" },
+      nonce: "ab12",
       timeoutMs: 5_000,
       hostAliases: aliases,
     });
     const res = await egress({
       url: "https://api.example.com/data/2.5/weather?q=Paris",
       method: "GET",
-      headers: { authorization: "Bearer {{secret:TOKEN}}" },
+      headers: { authorization: "Bearer {{secret:TOKEN:ab12}}" },
     });
     expect(res.status).toBe(200);
     expect(res.url).toBe("https://api.example.com/data/2.5/weather?q=Paris");

@@ -55,7 +55,7 @@ export interface AllowlistFetchOptions {
   maxRedirects?: number;
   /**
    * Called for every hop with the request as the caller wrote it (its URL set to the hop's) and
-   * the first URL; returns what is actually sent. Egress fills secrets here (see egress.ts).
+   * the first URL; returns what is actually sent (its URL too). Egress fills secrets here (see egress.ts).
    */
   prepareHop?: (request: HostFetchRequest, firstUrl: string) => HostFetchRequest;
   /**
@@ -148,7 +148,8 @@ export function createAllowlistFetch(options: AllowlistFetchOptions): HostFetch 
       const sent = options.prepareHop ? options.prepareHop(written, request.url) : written;
       let res: Response;
       try {
-        res = await fetch(aliasedUrl(url, options.hostAliases), {
+        // The URL as sent (a secret filled into it); `url` stays as written, for messages and redirects.
+        res = await fetch(aliasedUrl(sent.url, options.hostAliases), {
           method,
           headers: sent.headers,
           body: hasBody ? sent.body : undefined,

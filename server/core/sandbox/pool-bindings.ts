@@ -30,7 +30,9 @@ export async function runPoolBinding(
 ): Promise<BindingResult> {
   const host = createBindingHost({
     allowedHosts: request.allowedHosts,
+    env: request.env,
     ...(request.secrets ? { secrets: request.secrets } : {}),
+    ...(request.secretPlacements ? { placements: request.secretPlacements } : {}),
     ...(request.redact ? { redact: request.redact } : {}),
     timeoutMs: limits.deadlineMs,
     maxBodyBytes: 4 << 20,
@@ -41,7 +43,11 @@ export async function runPoolBinding(
   const onCall = (name: string, json: string, control: { signal: AbortSignal }): Promise<HostCallReply> =>
     host.call(name, json, control.signal);
   const key = `toolset:${request.trustDomain ?? ""}`;
-  const outcome = await submit(bindingJob(request, limits), key, { onCall, signal: request.signal, here });
+  const outcome = await submit(bindingJob({ ...request, env: host.env }, limits), key, {
+    onCall,
+    signal: request.signal,
+    here,
+  });
   if (here && outcome.ok) here.delivered = true;
   return bindingResult(outcome, host);
 }

@@ -123,6 +123,7 @@ function call(exportName: string, args: unknown[] = [], overrides: Partial<RunBi
     env: environment.env,
     secrets: environment.secrets,
     redact: environment.redact,
+    secretPlacements: { TOKEN: ["header", "body"] },
     allowedHosts: ["127.0.0.1", "*"],
     timeoutMs: 10_000,
     ...overrides,
@@ -132,44 +133,57 @@ function call(exportName: string, args: unknown[] = [], overrides: Partial<RunBi
 describe("[SECRETS] toolset code holds a handle, not the value", () => {
   it("the value never reaches the result, an error, encodings, logs or keys (10 in-sandbox shapes)", async () => {
     const placeholder = "{{secret:TOKEN}}";
-    const expected: Record<string, unknown> = {
-      result: placeholder,
-      hex: Buffer.from(placeholder).toString("hex"),
-      b64: Buffer.from(placeholder).toString("base64"),
-      reversed: [...placeholder].reverse().join(""),
-      chars: placeholder.split(""),
-      codes: [...placeholder].map((c) => c.charCodeAt(0)),
-      logged: "ok",
-      nested: JSON.stringify({ wrapped: JSON.stringify({ t: placeholder }) }),
-      asKey: [placeholder],
+    // The code holds the call's own placeholder; what comes back shows it without its nonce, or
+    // (transformed beyond recognition) with a nonce no later call fills.
+    const handle = /^\{\{secret:TOKEN(:[0-9a-f]{32})?\}\}$/;
+    const decoded: Record<string, (value: unknown) => string> = {
+      result: (v) => v as string,
+      hex: (v) => Buffer.from(v as string, "hex").toString(),
+      b64: (v) => Buffer.from(v as string, "base64").toString(),
+      reversed: (v) => [...(v as string)].reverse().join(""),
+      chars: (v) => (v as string[]).join(""),
+      codes: (v) => String.fromCharCode(...(v as number[])),
+      nested: (v) => JSON.parse(JSON.parse(v as string).wrapped).t,
+      asKey: (v) => (v as string[])[0] as string,
     };
-    for (const [name, value] of Object.entries(expected)) {
+    for (const [name, decode] of Object.entries(decoded)) {
       const outcome = await call(name);
-      expect(outcome, name).toMatchObject({ ok: true, value });
+      expect(outcome, name).toMatchObject({ ok: true });
+      expect(decode(outcome.ok ? outcome.value : undefined), name).toMatch(handle);
       expect(leaks(outcome), name).toEqual([]);
     }
+    expect(await call("result")).toMatchObject({ value: placeholder });
+    expect(await call("logged")).toMatchObject({ ok: true, value: "ok" });
     const error = await call("error");
     expect(error).toMatchObject({ ok: false, error: { kind: "threw", message: `token: ${placeholder}` } });
     const logged = await call("logged");
     expect(logged.logs.map((l) => l.text)).toEqual([`the token ${placeholder}`]);
   });
 
-  it("a placeholder in the URL is refused, and nothing is sent", async () => {
+  it("a secret in a place its toolset did not declare (the URL's query) is refused, and nothing is sent", async () => {
     const before = declared.requests.length;
     const outcome = await call("inUrl", [declared.baseUrl]);
     expect(outcome).toMatchObject({
       ok: false,
-      error: { message: expect.stringContaining("not in the URL") },
+      error: {
+        message: expect.stringContaining(
+          "secret TOKEN may go in a header or the body; the toolset put it in the URL's query",
+        ),
+      },
     });
     expect(declared.requests.length).toBe(before);
     expect(leaks(outcome)).toEqual([]);
   });
 
   it("a declared host receives the value; its echo is masked before the code sees it", async () => {
+    const before = declared.requests.length;
     const outcome = await call("echoed", [declared.baseUrl]);
-    const seen = declared.requests.at(-1);
-    expect(seen?.headers.authorization).toBeUndefined(); // a newline cannot go in a header: refused
-    expect(outcome).toMatchObject({ ok: false });
+    // A newline cannot go in a header: refused, naming the secret, and nothing is sent.
+    expect(declared.requests.length).toBe(before);
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("secret TOKEN cannot go in a header") },
+    });
     expect(leaks(outcome)).toEqual([]);
 
     const thrown = await call("echoedThrow", [declared.baseUrl]);

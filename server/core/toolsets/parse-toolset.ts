@@ -10,16 +10,11 @@
  */
 import ts from "typescript";
 import { RESERVED_PREFIX } from "./call-args";
+import { parseEnvTag } from "./env-tag";
 import { parseBinding } from "./parse-binding";
 import { createSchemaContext } from "./schema-context";
 import { type Collector, hasModifier, report, tagComment, tagsNamed } from "./toolset-jsdoc";
-import type {
-  ParsedToolset,
-  ToolsetBinding,
-  ToolsetDeclarations,
-  ToolsetEnvDeclaration,
-  ToolsetLanguage,
-} from "./types";
+import type { ParsedToolset, ToolsetBinding, ToolsetDeclarations, ToolsetLanguage } from "./types";
 
 export const SOURCE_FILE = "toolset.ts";
 /** The code file of a Python toolset. */
@@ -251,8 +246,8 @@ function parseHeader(block: ts.JSDoc | undefined, c: Collector): ToolsetDeclarat
         declarations.timeoutMs = ms;
       }
     } else if (name === "env" || name === "secret") {
-      const match = /^(\S+)\s*(.*)$/s.exec(comment);
-      const varName = match?.[1] ?? "";
+      const entry = parseEnvTag(name, comment);
+      const varName = entry.name;
       if (!isValidEnvName(varName)) {
         report(
           c,
@@ -263,11 +258,6 @@ function parseHeader(block: ts.JSDoc | undefined, c: Collector): ToolsetDeclarat
       } else if (declarations.env.some((e) => e.name === varName)) {
         report(c, tag, `environment variable \`${varName}\` is declared twice`);
       } else {
-        const entry: ToolsetEnvDeclaration = {
-          name: varName,
-          secret: name === "secret",
-          description: (match?.[2] ?? "").replace(/^-\s*/, "").trim(),
-        };
         declarations.env.push(entry);
       }
     }

@@ -8,8 +8,9 @@ export const TOOLSET_GLOBALS_FILE = "toolstore-globals.d.ts";
 export const TOOLSET_GLOBALS_DTS = `
 /**
  * This toolset's environment, as set in the console. Missing ones are undefined. A plain variable
- * holds its value; a secret holds only its placeholder "{{secret:NAME}}", which the host replaces
- * with the value in fetch headers and bodies sent to this toolset's declared hosts.
+ * holds its value; a secret holds only a placeholder fresh for each call ("{{secret:NAME:<nonce>}}"),
+ * which the host replaces with the value in a fetch to this toolset's declared hosts, where the
+ * header's \`@secret NAME header body query path\` lets it go (headers only by default).
  */
 declare const env: Readonly<Record<string, string | undefined>>;
 

@@ -4,6 +4,7 @@
  */
 import type { Category, JsonSchema, JsonValue } from "../capabilities/types";
 import type { ToolsetLanguage } from "../sandbox/binding-runtime";
+import type { SecretPlacement } from "../sandbox/secret-fill";
 
 /** The two files of a toolset folder (or of an upload). */
 export interface ToolsetFiles {
@@ -59,6 +60,8 @@ export interface ToolsetEnvDeclaration {
   name: string;
   secret: boolean;
   description: string;
+  /** Where a secret's value may go in a request (`@secret NAME header body`); absent: headers only. */
+  placements?: SecretPlacement[];
 }
 
 /** Defaults declared in the header comment of `toolset.ts`; the console's settings win. */

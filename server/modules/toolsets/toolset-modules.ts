@@ -4,19 +4,26 @@
  * allow rules bind to it), `doc` = the full doc.md (store.info returns it).
  *
  * Every call runs the binding in the sandbox pool with the toolset's CURRENT settings read at call
- * time (timeout, allowed hosts, environment). Code sees a secret only as `{{secret:NAME}}`; the
- * runtime's egress puts the value in (core/sandbox/egress.ts), and values are still redacted from
- * the result, errors and logs. Nothing of a toolset runs in the server process.
+ * time (timeout, allowed hosts, environment). Code sees a secret only as its placeholder
+ * `{{secret:NAME:<nonce>}}`, fresh for each call; the runtime's egress puts the value in where the
+ * version's header lets it go (`@secret NAME header body`, core/sandbox/secret-fill.ts), and values
+ * are still redacted from the result, errors and logs. Nothing of a toolset runs in the server process.
  */
 import type { ModuleSource } from "../../core/capabilities/ports";
 import type { CapabilityExport, CapabilityModule, JsonObject } from "../../core/capabilities/types";
 import { AppError } from "../../core/errors";
 import type { BindingRuntime, BindingRuntimes, ToolsetLanguage } from "../../core/sandbox/binding-runtime";
 import { toolsetEnvironment } from "../../core/sandbox/egress";
-import { bindingInvocation, capabilityName, type ToolsetBinding } from "../../core/toolsets";
+import type { SecretPlacement } from "../../core/sandbox/secret-fill";
+import {
+  bindingInvocation,
+  capabilityName,
+  type ToolsetBinding,
+  type ToolsetDeclarations,
+} from "../../core/toolsets";
 import type { Db } from "../../db";
 import { openEnvValue } from "../../services/stored-secrets";
-import { parseBindings, parseHosts } from "./rows";
+import { declarationsOf, parseBindings, parseHosts } from "./rows";
 
 export interface ToolsetModulesOptions {
   db: Db;
@@ -35,6 +42,17 @@ export interface CachedVersion {
   contentHash: string;
   doc: string;
   bindings: ToolsetBinding[];
+  /** Where each declared secret may go (its header's `@secret NAME header body`); default headers only. */
+  secretPlacements?: Record<string, readonly SecretPlacement[]>;
+}
+
+/** The placements a version's header declares, by secret name. */
+export function secretPlacementsOf(
+  declarations: ToolsetDeclarations,
+): Record<string, readonly SecretPlacement[]> {
+  const out: Record<string, readonly SecretPlacement[]> = {};
+  for (const e of declarations.env) if (e.secret && e.placements) out[e.name] = e.placements;
+  return out;
 }
 
 /** What one call needs, read fresh so console changes apply to the next call. */
@@ -148,6 +166,7 @@ function bindingImpl(
       ...("kwargs" in call ? { kwargs: call.kwargs } : {}),
       env: runtime.env,
       secrets: runtime.secrets,
+      ...(input.version.secretPlacements ? { secretPlacements: input.version.secretPlacements } : {}),
       allowedHosts: runtime.allowedHosts,
       timeoutMs: runtime.timeoutMs,
       redact: Object.values(runtime.secrets),
@@ -216,15 +235,18 @@ export function createToolsetModuleSource(options: ToolsetModulesOptions): Modul
             doc: true,
             bindings: true,
             language: true,
+            source: true,
           },
         });
         for (const r of rows) {
+          const language = r.language === "python" ? "python" : "typescript";
           versions.set(r.id, {
-            language: r.language === "python" ? "python" : "typescript",
+            language,
             compiledJs: r.compiledJs,
             contentHash: r.contentHash,
             doc: r.doc,
             bindings: parseBindings(r.bindings),
+            secretPlacements: secretPlacementsOf(declarationsOf(r.source, language)),
           });
         }
       }
