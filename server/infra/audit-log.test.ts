@@ -130,16 +130,19 @@ const pgBase = process.env.TOOLSTORE_TEST_POSTGRES_URL;
 if (pgBase) {
   const name = `toolstore_audit_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
   let admin: pg.Client;
+  // Created once: a test that opens another client asks for the same database again.
+  let created: Promise<ReturnType<typeof parseDatabaseUrl>> | undefined;
   chainSuite(
     "PostgreSQL",
-    async () => {
-      admin = new pg.Client(pgConfigFromUrl(pgBase));
-      await admin.connect();
-      await admin.query(`CREATE DATABASE "${name}"`);
-      const u = new URL(pgBase);
-      u.pathname = `/${name}`;
-      return parseDatabaseUrl(u.toString());
-    },
+    () =>
+      (created ??= (async () => {
+        admin = new pg.Client(pgConfigFromUrl(pgBase));
+        await admin.connect();
+        await admin.query(`CREATE DATABASE "${name}"`);
+        const u = new URL(pgBase);
+        u.pathname = `/${name}`;
+        return parseDatabaseUrl(u.toString());
+      })()),
     async () => {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.end();
