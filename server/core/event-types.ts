@@ -11,6 +11,8 @@ type EngineEventType = EngineEvent["type"];
 export const ENGINE_EVENT_TYPES = [
   "run.started",
   "run.finished",
+  "run.parked",
+  "run.resumed",
   "gate.decision",
   "call.finished",
   "call.refused",
@@ -39,6 +41,8 @@ export const APPROVAL_EVENT_TYPES = [
 export const RUN_STATE_EVENT_TYPES = [
   "run.started",
   "run.finished",
+  "run.parked",
+  "run.resumed",
 ] as const satisfies readonly LiveEventType[];
 
 const KNOWN: ReadonlySet<string> = new Set(LIVE_EVENT_TYPES);

@@ -38,6 +38,7 @@ export const APPROVAL_FIELDS = {
   sessionGrantable: true,
   grantId: true,
   endReason: true,
+  kind: true,
 } as const;
 
 const approvalSelect = APPROVAL_FIELDS;
@@ -51,6 +52,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
     category: isCategory(row.category) ? row.category : "execute",
     status: row.status as ApprovalStatus,
     scope: row.scope as ApprovalScope | null,
+    kind: row.kind === "uncertain" ? "uncertain" : "call",
     decidedAt: row.decidedAt?.getTime() ?? null,
     consumedAt: row.consumedAt?.getTime() ?? null,
     expiresAt: row.expiresAt.getTime(),
@@ -60,7 +62,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
 
 export function createPrismaApprovalStore(db: Db): ApprovalStore {
   return {
-    async create(input) {
+    async create({ ttlMs: _ttl, ...input }) {
       const row = await db.approval.create({
         data: { ...input, expiresAt: new Date(input.expiresAt) },
         select: approvalSelect,

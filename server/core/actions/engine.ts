@@ -28,7 +28,7 @@ import type { SandboxLimits } from "../sandbox/limits";
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from "../sandbox/pool";
 import type { RunStore } from "./ports";
 import { recoverAfterRestart } from "./recover";
-import { type ActionRunner, createActionRunner } from "./run-action";
+import { type ActionRunner, createActionRunner, type RunLifecycle } from "./run-action";
 
 export interface EnginePorts {
   rules: RuleSource;
@@ -70,6 +70,10 @@ export interface EngineOptions {
    * decisions (a request whose run died is refused). Default: no other instance is alive.
    */
   isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean;
+  /** Ms a call waiting for a human keeps its sandbox before the run parks (default 3 s; Infinity: never). */
+  parkAfterMs?: number;
+  /** Told when a run parks, resumes and finishes (MCP tasks follow their runs). */
+  lifecycle?: RunLifecycle;
 }
 
 export interface Engine extends ActionRunner {
@@ -117,10 +121,16 @@ export function createEngine(options: EngineOptions): Engine {
   const instanceAlive = async (instanceId: string) =>
     instanceId === options.instanceId ||
     (options.isInstanceAlive ? await options.isInstanceAlive(instanceId) : false);
+  let runner: ActionRunner | undefined;
   const approvals = createApprovalService({
     isRunAlive: async (runId) => {
       const run = await ports.runs.get(runId);
+      // A parked run is a row: any instance resumes it once answered.
+      if (run?.status === "waiting") return true;
       return run !== null && run.status === "running" && (await instanceAlive(run.instanceId));
+    },
+    onDecided: (record) => {
+      if (record.runId) void runner?.resume(record.runId).catch(() => false);
     },
     store: ports.approvals,
     grants: ports.grants,
@@ -132,7 +142,7 @@ export function createEngine(options: EngineOptions): Engine {
   const gate = createGate({ rules: ports.rules, grants: ports.grants, approvals, clock: ports.clock });
   const ownPool = options.pool === undefined;
   const pool = options.pool ?? createSandboxPool(options.poolOptions);
-  const runner = createActionRunner({
+  runner = createActionRunner({
     registry,
     gate,
     decisions: ports.decisions,
@@ -141,11 +151,15 @@ export function createEngine(options: EngineOptions): Engine {
     pool,
     runs: ports.runs,
     instanceId: options.instanceId,
+    isInstanceAlive: instanceAlive,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.cancelPollMs === undefined ? {} : { cancelPollMs: options.cancelPollMs }),
+    ...(options.parkAfterMs === undefined ? {} : { parkAfterMs: options.parkAfterMs }),
+    ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
   });
+  const actions = runner;
   return {
-    ...runner,
+    ...actions,
     registry,
     gate,
     approvals,
@@ -154,6 +168,7 @@ export function createEngine(options: EngineOptions): Engine {
       recoverAfterRestart({
         runs: ports.runs,
         approvals,
+        resume: (runId) => actions.resume(runId, { from: ["running", "queued"] }),
         clock: ports.clock,
         instanceId: options.instanceId,
         startup: recoverOptions?.startup ?? true,
@@ -162,8 +177,9 @@ export function createEngine(options: EngineOptions): Engine {
     async cancel(runId, reason = CANCELLED_REASON) {
       // A run started moments ago may have its row still queued.
       await ports.runs.flush();
-      const requested = await ports.runs.requestCancel(runId, ports.clock.now());
-      runner.abortLocal(runId, "the run was cancelled");
+      const parked = await actions.cancelParked(runId, "the run was cancelled");
+      const requested = parked || (await ports.runs.requestCancel(runId, ports.clock.now()));
+      actions.abortLocal(runId, "the run was cancelled");
       if (requested) await approvals.expireForRun(runId, reason);
       return requested;
     },

@@ -6,8 +6,13 @@ import type { CallRecord } from "../capabilities/invoke";
 import type { ImageRef, JsonValue } from "../capabilities/types";
 import type { LogEntry, SandboxErrorKind } from "../sandbox/protocol";
 
-/** `interrupted`: the server process died mid-run (recorded by recovery, never by the sandbox). */
-export type EnvelopeErrorKind = SandboxErrorKind | "interrupted";
+/**
+ * `interrupted`: the server process died mid-run and the run could not be resumed (recorded by
+ * recovery, never by the sandbox). `diverged`: a replay of a durable run took another path than
+ * its journal. `ended`: a human ended the run instead of repeating a call that may already have
+ * happened.
+ */
+export type EnvelopeErrorKind = SandboxErrorKind | "interrupted" | "diverged" | "ended";
 
 export interface EnvelopeError {
   kind: EnvelopeErrorKind;

@@ -9,6 +9,7 @@ import type { JsonValue, Session } from "../capabilities/types";
 import type { Clock } from "../gate/ports";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool, SandboxRunResult } from "../sandbox/pool";
+import type { GuestNondet } from "../sandbox/protocol";
 import { buildEnvelope, type EnvelopeError, type ObservationEnvelope } from "./envelope";
 import type { RunStore } from "./ports";
 import { checkActionSource } from "./static-check";
@@ -32,6 +33,8 @@ export interface ExecuteActionInput {
   controls: Set<HostCallControl>;
   signal: AbortSignal;
   startedAt: number;
+  /** The guest's random seed and the clock readings to replay (a durable run). */
+  nondet?: GuestNondet;
 }
 
 /** Fair share is per API key, else per user (console, CLI), else per session. */
@@ -82,6 +85,7 @@ export async function executeAction(
     limits: run.limits,
     signal: run.signal,
     fairnessKey: fairnessKey(run.session),
+    ...(run.nondet ? { nondet: run.nondet } : {}),
     onQueued: (queued) => {
       // Shown as `queued` while the run waits for a sandbox; a failed write only loses the label.
       deps.runs.setQueued(run.runId, queued).catch(() => {});
@@ -90,7 +94,7 @@ export async function executeAction(
       controls.add(control);
       try {
         const site = control.call === undefined ? undefined : { sandboxCall: control.call };
-        return { ok: true, value: await engineRun.invokeJson(name, argsJson, site) };
+        return { ok: true, value: await engineRun.invokeJson(name, argsJson, site, control.clock) };
       } catch (error) {
         return { ok: false, error: toGuestError(name, error) };
       } finally {

@@ -1,8 +1,11 @@
 /**
- * Recovery after a restart: runs left "running" by a process that is gone are marked
- * `interrupted` (their envelope lists the calls the audit saw), approvals whose run no longer
- * exists or no longer runs are expired, and allowed approvals nobody used become `abandoned`, so
- * none of them can execute later and every row says what happened.
+ * Recovery after a restart: runs left "running" by a process that is gone are taken over and run
+ * again from their journal (durable actions: journaled calls are answered from it, a write whose
+ * outcome was never recorded asks a human first); a run that cannot be resumed (a row from before
+ * durable runs, or one replayed too often) is marked `interrupted` (its envelope lists the calls
+ * the audit saw). Approvals whose run no longer exists or no longer runs are expired, and allowed
+ * approvals nobody used become `abandoned`, so none of them can execute later and every row says
+ * what happened. Parked runs (`waiting`) stay as they are: any instance resumes them once answered.
  */
 import type { ApprovalService } from "../gate/approvals";
 import type { Clock } from "../gate/ports";
@@ -21,16 +24,21 @@ export interface RecoveryDeps {
   isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean;
   /** At startup: also expire pending direct-call approvals (their waiter died with the old process). */
   startup?: boolean;
+  /** Takes a dead instance's run over and replays it; false when it cannot be resumed. */
+  resume?: (runId: string) => Promise<boolean>;
 }
 
 export async function recoverAfterRestart(
   deps: RecoveryDeps,
-): Promise<{ runsInterrupted: number; approvalsExpired: number }> {
+): Promise<{ runsInterrupted: number; approvalsExpired: number; runsResumed: number }> {
   const alive = async (instanceId: string) =>
     instanceId === deps.instanceId || (deps.isInstanceAlive ? await deps.isInstanceAlive(instanceId) : false);
   const dead: string[] = [];
+  let runsResumed = 0;
   for (const run of await deps.runs.listRunning()) {
-    if (!(await alive(run.instanceId))) dead.push(run.id);
+    if (await alive(run.instanceId)) continue;
+    if (deps.resume && (await deps.resume(run.id).catch(() => false))) runsResumed += 1;
+    else dead.push(run.id);
   }
   const gone = new Set(dead);
   // Approvals before runs: whoever reads a run as `interrupted` finds its approvals final too,
@@ -39,6 +47,7 @@ export async function recoverAfterRestart(
     async (runId) => {
       if (gone.has(runId)) return false;
       const run = await deps.runs.get(runId);
+      if (run?.status === "waiting") return true;
       return (
         run !== null && (run.status === "running" || run.status === "queued") && (await alive(run.instanceId))
       );
@@ -49,5 +58,5 @@ export async function recoverAfterRestart(
   for (const id of dead) {
     if (await deps.runs.markInterrupted(id, INTERRUPTED_MESSAGE, deps.clock.now())) runsInterrupted += 1;
   }
-  return { runsInterrupted, approvalsExpired };
+  return { runsInterrupted, approvalsExpired, runsResumed };
 }

@@ -2,24 +2,29 @@
  * actions.run — the one entry for every surface (playground, MCP execute_code, CLI):
  *   record the run -> static import check (refused: nothing runs) -> sandbox pool -> every host
  *   call through run.invoke -> observation envelope -> record the finished run.
- * Also the direct-call entry (`invoke`) used by a console "try this capability" button and tests:
- * the same run.invoke, without the sandbox.
+ * Runs are durable: every call is journaled; a call that waits for a human keeps the sandbox for a
+ * short hot window, then the run parks (a row, nothing in memory); after the answer, whichever
+ * instance takes the run's lease runs the action again from the start, answering the journaled
+ * calls from the journal (a replay), and the surface that started it gets the result if it is
+ * still here. Also the direct-call entry (`invoke`) used by a console "try this capability"
+ * button and tests: the same run.invoke, without the sandbox.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createEngineRun, type EngineRun, type InvokeDeps } from "../capabilities/invoke";
+import { sha256Hex } from "../capabilities/snapshot";
 import type { JsonValue, Session } from "../capabilities/types";
-import { AppError } from "../errors";
 import type { EngineEvent } from "../gate/ports";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
-import type { HostCallControl, SandboxPool } from "../sandbox/pool";
-import { buildEnvelope, type ObservationEnvelope } from "./envelope";
-import { executeAction } from "./execute-action";
+import type { SandboxPool } from "../sandbox/pool";
+import { type AttemptOutcome, type AttemptPlan, runAttempt } from "./attempt";
+import type { ObservationEnvelope } from "./envelope";
 import { createLocalRuns } from "./local-runs";
-import type { RunStore } from "./ports";
+import type { RunStore, StoredRun } from "./ports";
+import { createRunSurfaces } from "./run-surfaces";
 import { DEFAULT_MAX_CODE_CHARS } from "./static-check";
 
-/** Reason for the run's own signal; a plain object, so no DOMException is built per run. */
-const RUN_ENDED = Object.freeze({ name: "RunEnded", message: "the run has ended" });
+/** Default hot window: a quick Allow (the playground) keeps the live sandbox. */
+export const DEFAULT_PARK_AFTER_MS = 3000;
 
 export interface ActionRunnerDeps extends InvokeDeps {
   pool: SandboxPool;
@@ -35,6 +40,20 @@ export interface ActionRunnerDeps extends InvokeDeps {
    * another instance) requested a cancel. A push channel calls `checkCancels()` sooner.
    */
   cancelPollMs?: number;
+  /** Ms a call waiting for a human keeps its sandbox before the run parks; Infinity: never park. */
+  parkAfterMs?: number;
+  /** How often a surface waiting for a run another instance finishes looks at the store. */
+  finishPollMs?: number;
+  /** Whether another instance is alive (a parked run of a dead one may be taken over). */
+  isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean;
+  /** Told when a run parks, resumes and finishes, on whichever instance (MCP tasks follow it). */
+  lifecycle?: RunLifecycle;
+}
+
+export interface RunLifecycle {
+  parked?(run: StoredRun, approvalId: string): void | Promise<void>;
+  resumed?(run: StoredRun): void | Promise<void>;
+  finished?(run: StoredRun, envelope: ObservationEnvelope): void | Promise<void>;
 }
 
 export interface RunActionInput {
@@ -76,174 +95,157 @@ export interface ActionRunner {
   abortLocal(runId: string, reason: string): boolean;
   /** Aborts the local runs someone asked (through the run store) to cancel. */
   checkCancels(): Promise<void>;
+  /**
+   * Takes a run over and runs it again from its journal: a parked run whose approval was
+   * answered, or a run whose instance died (`from` running/queued). False when someone else has it.
+   */
+  resume(runId: string, options?: { from?: StoredRun["status"][] }): Promise<boolean>;
+  /** Resumes the parked runs that are ready (their approval answered or expired) and this instance may take. */
+  resumeDue(): Promise<number>;
+  /** Ends a parked run as cancelled; false when it was not parked. */
+  cancelParked(runId: string, reason: string): Promise<boolean>;
+  /** Attempts in flight here (tests wait for them). */
+  settled(): Promise<void>;
 }
 
-/** Tells the run's own surface first, then the shared feed (lazily: live information only). */
-async function publish(
-  deps: Pick<ActionRunnerDeps, "events">,
-  event: EngineEvent,
-  local?: (event: EngineEvent) => void,
-): Promise<void> {
-  try {
-    local?.(event);
-  } catch {
-    // A surface's listener must not break the run.
-  }
-  await deps.events.publish(event, { lazy: true });
-}
-
-/**
- * The run row and its first event. They may be written late: with the run's read-call decisions
- * and its envelope (one commit with a batching store), or before the first call or approval that
- * must be durable (`persisted`). The action does not wait for them.
- */
-function recordStart(deps: ActionRunnerDeps, runId: string, input: RunActionInput, startedAt: number) {
-  const { session } = input;
-  const created = Promise.all([
-    deps.runs.create({
-      id: runId,
-      sessionId: session.id,
-      surface: session.surface,
-      userId: session.userId || null,
-      apiKeyId: session.apiKeyId ?? null,
-      title: input.title ?? "",
-      code: input.code,
-      mode: session.mode,
-      instanceId: deps.instanceId,
-      startedAt,
-      ...(input.mcpRequestId ? { mcpRequestId: input.mcpRequestId } : {}),
-    }),
-    publish(
-      deps,
-      {
-        type: "run.started",
-        runId,
-        sessionId: session.id,
-        surface: session.surface,
-        userId: session.userId,
-        apiKeyId: session.apiKeyId ?? null,
-        mode: session.mode,
-        title: input.title ?? "",
-        at: startedAt,
-      },
-      input.onEvent,
-    ),
-  ]).then(() => undefined);
-  created.catch(() => undefined);
-  return created;
-}
-
-/** The finished run row and its event; then waits until the run's whole audit is written. */
-async function recordFinish(
-  deps: ActionRunnerDeps,
-  runId: string,
-  input: RunActionInput,
-  envelope: ObservationEnvelope,
-  audited: Promise<unknown>,
-): Promise<void> {
-  const finishedAt = deps.clock.now();
-  await Promise.all([
-    deps.runs.finish(runId, {
-      status: envelope.ok ? "ok" : "error",
-      errorKind: envelope.error?.kind ?? null,
-      envelope,
-      durationMs: envelope.durationMs,
-      finishedAt,
-    }),
-    publish(
-      deps,
-      {
-        type: "run.finished",
-        runId,
-        sessionId: input.session.id,
-        ok: envelope.ok,
-        errorKind: envelope.error?.kind ?? null,
-        durationMs: envelope.durationMs,
-        calls: envelope.calls.length,
-        at: finishedAt,
-      },
-      input.onEvent,
-    ),
-  ]);
-  try {
-    await Promise.all([audited, deps.runs.flush()]);
-  } catch (error) {
-    throw new AppError(
-      "INTERNAL",
-      `the audit of run ${runId} could not be written: ${(error as Error).message}`,
-    );
-  }
-}
+const RESUME_BATCH = 100;
+/** A run the process died under this many times is not replayed again (it may be what kills it). */
+const MAX_CRASH_REPLAYS = 5;
 
 export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
   const newId = deps.newId ?? randomUUID;
   const baseLimits = resolveLimits(deps.limits);
   const maxCodeChars = deps.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS;
   const local = createLocalRuns(deps.runs, deps.cancelPollMs);
+  const surfaces = createRunSurfaces(deps.runs, deps.finishPollMs);
+  const attempts = new Set<Promise<unknown>>();
+  const attemptDeps = {
+    ...deps,
+    maxCodeChars,
+    parkAfterMs: deps.parkAfterMs ?? DEFAULT_PARK_AFTER_MS,
+    local,
+    surfaces,
+  };
+
+  /** Runs one attempt and hands its outcome to the run's surface (when it waits here). */
+  function start(plan: AttemptPlan): Promise<AttemptOutcome> {
+    const running = runAttempt(attemptDeps, plan).then(
+      (outcome) => {
+        if (outcome.kind === "finished") surfaces.resolve(plan.runId, outcome.result);
+        return outcome;
+      },
+      (error: unknown) => {
+        surfaces.reject(plan.runId, error);
+        throw error;
+      },
+    );
+    attempts.add(running);
+    void running.finally(() => attempts.delete(running)).catch(() => undefined);
+    return running;
+  }
 
   async function run(input: RunActionInput): Promise<ActionRunResult> {
     const limits = resolveLimits(input.limits, baseLimits);
-    const { session } = input;
     const runId = newId();
     const startedAt = deps.clock.now();
-    const created = recordStart(deps, runId, input, startedAt);
-
-    const ended = new AbortController();
-    const onOuterAbort = () => ended.abort(input.signal?.reason);
-    input.signal?.addEventListener("abort", onOuterAbort, { once: true });
-    local.add(runId, ended);
-    const controls = new Set<HostCallControl>();
-    const engineRun = createEngineRun(deps, {
+    const seed = randomBytes(16).toString("hex");
+    const inputJson = input.input === undefined ? null : JSON.stringify(input.input);
+    const result = surfaces.add(runId, input.onEvent, input.signal, (reason) =>
+      cancelParked(runId, reason),
+    );
+    void start({
       runId,
-      session,
-      signal: ended.signal,
-      sandboxed: true,
-      maxCalls: limits.maxCalls,
-      argsBytes: limits.argsBytes,
-      pauseDeadline: () => {
-        const [control] = controls;
-        return control ? control.suspendClock() : () => {};
+      code: input.code,
+      inputJson,
+      session: input.session,
+      limits,
+      seed,
+      token: 0,
+      entries: [],
+      replay: 0,
+      startedAt,
+      title: input.title ?? "",
+      create: {
+        mcpRequestId: input.mcpRequestId ?? null,
+        codeHash: sha256Hex(input.code),
       },
-      persisted: async () => {
-        await Promise.all([deps.runs.flush(), created]);
-      },
-      ...(input.onEvent ? { emit: input.onEvent } : {}),
-    });
+    }).catch(() => undefined);
+    return result;
+  }
 
-    let envelope: ObservationEnvelope;
-    try {
-      envelope = await executeAction(
-        { ...deps, maxCodeChars },
-        {
-          runId,
-          code: input.code,
-          session,
-          input: input.input,
-          limits,
-          engineRun,
-          controls,
-          signal: ended.signal,
-          startedAt,
-        },
-      );
-    } catch (error) {
-      envelope = buildEnvelope({
-        error: { kind: "internal", message: `the engine failed: ${(error as Error).message}` },
-        logs: [],
-        calls: engineRun.calls,
-        images: engineRun.images,
-        durationMs: deps.clock.now() - startedAt,
-      });
-    } finally {
-      ended.abort(RUN_ENDED);
-      local.remove(runId);
-      input.signal?.removeEventListener("abort", onOuterAbort);
+  function resume(runId: string, options: { from?: StoredRun["status"][] } = {}): Promise<boolean> {
+    const resuming = takeOver(runId, options.from ?? ["waiting"]);
+    attempts.add(resuming);
+    void resuming.finally(() => attempts.delete(resuming)).catch(() => undefined);
+    return resuming;
+  }
+
+  async function takeOver(runId: string, from: StoredRun["status"][]): Promise<boolean> {
+    const stored = await deps.runs.load(runId);
+    if (!stored?.context) return false;
+    if (!from.includes(stored.status)) return false;
+    if (stored.status !== "waiting" && stored.replays >= MAX_CRASH_REPLAYS) return false;
+    if (stored.instanceId !== deps.instanceId && (await deps.isInstanceAlive?.(stored.instanceId))) {
+      return false;
     }
+    const token = await deps.runs.claim(runId, {
+      instanceId: deps.instanceId,
+      fromToken: stored.leaseToken,
+      from,
+    });
+    if (token === null) return false;
+    const entries = await deps.runs.journal(runId);
+    const replay = stored.replays + 1;
+    await deps.lifecycle?.resumed?.({ ...stored, status: "running", leaseToken: token, replays: replay });
+    void start({
+      runId,
+      code: stored.code,
+      inputJson: stored.inputJson,
+      session: stored.context.session,
+      limits: resolveLimits(stored.context.limits, baseLimits),
+      seed: stored.seed,
+      token,
+      entries,
+      replay,
+      startedAt: stored.startedAt,
+      title: stored.title,
+      stored: { ...stored, leaseToken: token, replays: replay },
+    }).catch(() => undefined);
+    return true;
+  }
 
-    const audited = Promise.all([created, engineRun.recorded()]);
-    audited.catch(() => undefined);
-    await recordFinish(deps, runId, input, envelope, audited);
-    return { runId, envelope };
+  async function resumeDue(): Promise<number> {
+    let resumed = 0;
+    for (const candidate of await deps.runs.listResumable(RESUME_BATCH)) {
+      const mine =
+        candidate.instanceId === deps.instanceId || !(await deps.isInstanceAlive?.(candidate.instanceId));
+      if (mine && (await resume(candidate.id).catch(() => false))) resumed += 1;
+    }
+    return resumed;
+  }
+
+  async function cancelParked(runId: string, reason: string): Promise<boolean> {
+    const stored = await deps.runs.load(runId);
+    if (stored?.status !== "waiting") return false;
+    const finishedAt = deps.clock.now();
+    const envelope: ObservationEnvelope = {
+      ok: false,
+      error: { kind: "cancelled", message: `cancelled: ${reason}` },
+      logs: [],
+      calls: [],
+      images: [],
+      durationMs: finishedAt - stored.startedAt,
+    };
+    const done = await deps.runs.finish(
+      runId,
+      { status: "error", errorKind: "cancelled", envelope, durationMs: envelope.durationMs, finishedAt },
+      stored.leaseToken,
+    );
+    if (done) {
+      surfaces.resolve(runId, { runId, envelope });
+      await deps.lifecycle?.finished?.(stored, envelope);
+    }
+    return done;
   }
 
   function createDirectRun(input: Omit<DirectInvokeInput, "name" | "args">): EngineRun {
@@ -261,6 +263,12 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     createDirectRun,
     abortLocal: local.abortLocal,
     checkCancels: local.checkCancels,
+    resume,
+    resumeDue,
+    cancelParked,
+    async settled() {
+      while (attempts.size > 0) await Promise.allSettled([...attempts]);
+    },
     async invoke(input) {
       const engineRun = createDirectRun(input);
       const value = await engineRun.invoke(input.name, input.args);
@@ -268,3 +276,4 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     },
   };
 }
+

@@ -188,7 +188,7 @@ describe("run.invoke", () => {
       {
         registry: engine.registry,
         gate: engine.gate,
-        decisions: { record: async () => {} },
+        decisions: { record: async () => {}, settle: async () => {} },
         events: { publish: async () => {} },
         clock: { now: Date.now },
       },

@@ -5,8 +5,26 @@
  * The impl receives the frozen snapshot, the same bytes that were hashed, shown and approved.
  */
 import { AppError, isAppError } from "../errors";
-import type { Gate } from "../gate/gate";
-import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
+import type { Gate, GateOutcome } from "../gate/gate";
+import type {
+  Clock,
+  DecisionSink,
+  EngineEvent,
+  EventPublisher,
+  GateVerdict,
+  JournalFields,
+  JournalSettle,
+} from "../gate/ports";
+import { replayFromJournal } from "./invoke-replay";
+import {
+  divergedMessage,
+  encodeJournalError,
+  encodeJournalResult,
+  JOURNAL_ARGS_MAX,
+  type JournalEntry,
+  JournaledError,
+  type RunJournal,
+} from "./journal";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
 import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
@@ -26,6 +44,8 @@ export interface CallRecord {
    * effect may or may not have happened), or never ran (`not_run`: the gate said no).
    */
   outcome?: "completed" | "failed" | "unknown" | "not_run";
+  /** Answered from the run's journal on a replay (the impl did not run again). */
+  replayed?: boolean;
 }
 
 export interface InvokeDeps {
@@ -55,22 +75,29 @@ export interface EngineRunInit {
    * approval) waits for it; read calls do not.
    */
   persisted?: () => Promise<void>;
+  /** A durable run's journal: calls are recorded in it, and a replay is answered from it. */
+  journal?: RunJournal;
 }
 
 export interface EngineRun extends CapabilityRun {
   readonly calls: CallRecord[];
   readonly images: ImageRef[];
-  /** invoke with arguments given as JSON text (the sandbox's one snapshot), parsed exactly once. */
-  invokeJson(name: string, argsJson: string, site?: CallSite): Promise<unknown>;
+  /**
+   * invoke with arguments given as JSON text (the sandbox's one snapshot), parsed exactly once;
+   * `clock`: the guest's clock readings since its previous call (kept in the journal).
+   */
+  invokeJson(name: string, argsJson: string, site?: CallSite, clock?: number[]): Promise<unknown>;
   /**
    * Resolves once every decision of this run is recorded; rejects with the first that could not
    * be. Decisions nothing waits on (read calls, refusals) are written late, in a group commit.
    */
   recorded(): Promise<void>;
+  /** Resolves once no impl of this run is running (a run parks only after its calls in flight). */
+  idle(): Promise<void>;
 }
 
 /** The guest-visible shape of a refusal (the action contract). */
-function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
+export function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
   if (decision === "blocked") {
     return new AppError("GATE_BLOCKED_PLAN", `blocked_in_plan_mode: ${capability}`, {
       details: { error: "blocked_in_plan_mode", capability },
@@ -93,11 +120,25 @@ function takeNow(make: () => ArgsSnapshot): () => ArgsSnapshot {
   }
 }
 
+/** What one call carries through its steps. */
+export interface CallContext {
+  seq: number;
+  name: string;
+  cap: ResolvedCapability;
+  snapshot: ArgsSnapshot;
+  site: CallSite | undefined;
+  clock: number[] | undefined;
+  started: number;
+}
+
 export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRun {
   const calls: CallRecord[] = [];
   const images: ImageRef[] = [];
   let attempted = 0;
+  let callSeq = 0;
+  const inFlight = new Set<Promise<unknown>>();
   const persistedRunId = init.sandboxed ? init.runId : null;
+  const journal = persistedRunId ? init.journal : undefined;
   const audit = createRunAudit(deps, {
     runId: persistedRunId,
     session: init.session,
@@ -108,17 +149,48 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
   const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
 
   /** Notes a call refused before the gate (unknown name, bad arguments) and hands back its error. */
-  function invalid(name: string, category: Category | null, error: unknown, ms: number): unknown {
+  function invalid(seq: number, name: string, category: Category | null, error: unknown, ms: number): unknown {
+    const prior = journal?.entry(seq);
+    if (prior && journal) {
+      const message = error instanceof Error ? error.message : String(error);
+      return journal.halt({
+        kind: "diverged",
+        message: divergedMessage(seq, prior, { capability: name, invalid: message }),
+      });
+    }
     calls.push({ capability: name, category, decision: "invalid", reason: (error as Error).message, ms });
     audit.refused(name, category, error);
     return error;
   }
 
+  function fields(call: CallContext, state: JournalFields["state"]): JournalFields | undefined {
+    if (!journal) return undefined;
+    return {
+      seq: call.seq,
+      state,
+      args: call.snapshot.json.length <= JOURNAL_ARGS_MAX ? call.snapshot.json : null,
+      clock: call.clock?.length ? JSON.stringify(call.clock) : null,
+    };
+  }
+
+  const subjectBase = () => ({
+    runId: persistedRunId,
+    session: init.session,
+    signal: init.signal,
+    ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
+    ...(init.persisted ? { persisted: init.persisted } : {}),
+    emit: audit.emit,
+    ...(journal ? { awaitApproval: journal.awaitApproval } : {}),
+  });
+
   async function invokeWith(
     name: string,
     takeSnapshot: () => ArgsSnapshot,
     site?: CallSite,
+    clock?: number[],
   ): Promise<unknown> {
+    // The call's place in the run is taken before anything async: it is the guest's call order.
+    const seq = ++callSeq;
     const started = deps.clock.now();
     const elapsed = () => deps.clock.now() - started;
     if (init.signal.aborted) throw new AppError("CONFLICT", "the run has ended");
@@ -127,69 +199,132 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     try {
       cap = await deps.registry.resolveMounted(init.session, name);
     } catch (error) {
-      throw invalid(name, null, error, elapsed());
+      throw invalid(seq, name, null, error, elapsed());
     }
     const category = cap.spec.category;
     attempted += 1;
+    try {
+      snapshot = takeSnapshot();
+      validateArgs(cap.spec, snapshot.value);
+    } catch (error) {
+      throw invalid(seq, name, category, error, elapsed());
+    }
+    const call: CallContext = { seq, name, cap, snapshot, site, clock, started };
+    const prior = journal?.entry(seq);
+    if (prior && journal) {
+      if (prior.capability !== cap.name || prior.argsHash !== snapshot.hash) {
+        throw journal.halt({
+          kind: "diverged",
+          message: divergedMessage(seq, prior, { capability: cap.name, argsHash: snapshot.hash }),
+        });
+      }
+      return replayCall(call, prior);
+    }
     if (init.maxCalls !== undefined && attempted > init.maxCalls) {
       const reason = `call budget of ${init.maxCalls} capability calls per run exceeded`;
       calls.push({ capability: name, category, decision: "deny", reason, ms: elapsed() });
       await audit.decision(
         cap,
-        null,
+        snapshot,
         { decision: "deny", reason, ruleId: null, approvalId: null },
         elapsed(),
+        fields(call, null),
       );
       throw new AppError("LIMIT_EXCEEDED", reason, {
         details: { error: "limit_exceeded", capability: name, reason },
       });
     }
-    try {
-      snapshot = takeSnapshot();
-      validateArgs(cap.spec, snapshot.value);
-    } catch (error) {
-      throw invalid(name, category, error, elapsed());
-    }
-
     const outcome = await deps.gate.check(
       {
-        runId: persistedRunId,
-        session: init.session,
-        signal: init.signal,
-        ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
-        ...(init.persisted ? { persisted: init.persisted } : {}),
-        emit: audit.emit,
+        ...subjectBase(),
+        ...(journal
+          ? { onApprovalRequested: (approval) => audit.waiting(cap, snapshot, approval.id, fields(call, "waiting")) }
+          : {}),
       },
-      {
-        name: cap.name,
-        category,
-        versionHash: cap.versionHash,
-        ...(cap.spec.userMessage ? { userMessage: cap.spec.userMessage } : {}),
-      },
+      gateCapability(cap),
       snapshot,
     );
-    const decidedMs = elapsed();
-    await audit.decision(cap, snapshot, outcome, decidedMs);
+    return decided(call, outcome);
+  }
+
+  /** After the gate: record the decision (and the journal row), then run the impl if allowed. */
+  async function decided(call: CallContext, outcome: GateOutcome, replayed = false): Promise<unknown> {
+    const { cap, name } = call;
+    const decidedMs = deps.clock.now() - call.started;
+    const allowed = outcome.decision === "allow";
+    await audit.decision(cap, call.snapshot, outcome, decidedMs, fields(call, allowed ? "started" : null));
     const line: CallRecord = {
       capability: name,
-      category,
+      category: cap.spec.category,
       decision: outcome.decision,
       reason: outcome.reason,
       ms: decidedMs,
+      ...(replayed ? { replayed: true } : {}),
     };
     calls.push(line);
-    if (outcome.decision !== "allow") throw gateError(name, outcome.decision, outcome.reason);
+    if (!allowed) throw gateError(name, outcome.decision as "deny" | "blocked", outcome.reason);
+    return runImpl(call, line);
+  }
 
+  /** The impl itself, with its journal row settled after it (a stalled owner stops before it). */
+  async function runImpl(call: CallContext, line: CallRecord): Promise<unknown> {
+    const { cap, name, seq } = call;
+    const changes = cap.spec.category !== "read" && cap.spec.journal !== "nested";
+    if (journal && changes && !(await journal.holds())) {
+      throw journal.halt({
+        kind: "lease_lost",
+        message: "another instance took this run over; this one stopped before the call",
+      });
+    }
     let ok = false;
+    const firstImage = images.length;
+    const running = cap.impl(run, call.snapshot.value as JsonObject, call.site);
+    inFlight.add(running);
     try {
-      const result = await cap.impl(run, snapshot.value as JsonObject, site);
+      const result = await running;
       ok = true;
+      const text = persistedRunId ? encodeJournalResult(result, images.slice(firstImage)) : null;
+      // Too large to keep: the row stays `started` (a replay runs a read again, asks about a write).
+      if (journal && persistedRunId && text !== null) {
+        settle(seq, { state: "ok", result: text }, changes);
+      }
       return result;
+    } catch (error) {
+      // A call cut short because the run ended (parked, cancelled) has no outcome to replay.
+      if (journal && persistedRunId && !init.signal.aborted) {
+        settle(seq, { state: "error", result: encodeJournalError(toGuestError(name, error)) }, changes);
+      }
+      throw error;
     } finally {
-      line.ms = elapsed();
+      inFlight.delete(running);
+      line.ms = deps.clock.now() - call.started;
       audit.finished(name, ok, line.ms);
     }
   }
+
+  function settle(seq: number, change: JournalSettle, durable: boolean): void {
+    if (!persistedRunId) return;
+    audit.track(deps.decisions.settle(persistedRunId, seq, change, { durable }));
+  }
+
+  const replayCall = (call: CallContext, prior: JournalEntry) =>
+    replayFromJournal(
+      {
+        deps,
+        journal: journal as RunJournal,
+        runId: persistedRunId as string,
+        session: init.session,
+        signal: init.signal,
+        subject: subjectBase,
+        audit,
+        calls,
+        images,
+        decided,
+        runImpl,
+      },
+      call,
+      prior,
+    );
 
   const run: EngineRun = {
     runId: init.runId,
@@ -203,19 +338,32 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
         name,
         takeNow(() => snapshotArgs(args, argsLimit)),
       ),
-    invokeJson: (name, argsJson, site) =>
+    invokeJson: (name, argsJson, site, clock) =>
       invokeWith(
         name,
         takeNow(() => snapshotFromJson(argsJson, argsLimit)),
         site,
+        clock,
       ),
     reportImage(image) {
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
     },
     ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
     recorded: audit.recorded,
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
   };
   return run;
+}
+
+export function gateCapability(cap: ResolvedCapability) {
+  return {
+    name: cap.name,
+    category: cap.spec.category,
+    versionHash: cap.versionHash,
+    ...(cap.spec.userMessage ? { userMessage: cap.spec.userMessage } : {}),
+  };
 }
 
 /** The error object a guest sees for a failed call (thrown in the guest as a catchable error). */
@@ -223,6 +371,7 @@ export function toGuestError(
   name: string,
   error: unknown,
 ): { error: string; message: string; capability?: string; reason?: string; fields?: unknown[] } {
+  if (error instanceof JournaledError) return error.guest;
   if (isAppError(error)) {
     const details = error.details as { error?: unknown; reason?: unknown; fields?: unknown } | undefined;
     if (details && typeof details.error === "string") {

@@ -20,6 +20,7 @@ function setup(options: { sandboxed: boolean; failWrites?: boolean }) {
   const audit = createRunAudit(
     {
       decisions: {
+        settle: async () => {},
         record: async (decision, opts) => {
           await gate;
           if (options.failWrites) throw new Error("disk full");

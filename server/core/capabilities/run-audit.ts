@@ -4,7 +4,7 @@
  * tracked, so `recorded()` can say once they are all stored (or which failed).
  */
 import { isAppError } from "../errors";
-import type { DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
+import type { DecisionSink, EngineEvent, EventPublisher, GateVerdict, JournalFields } from "../gate/ports";
 import type { ResolvedCapability } from "./registry";
 import type { ArgsSnapshot } from "./snapshot";
 import type { Category, Session } from "./types";
@@ -45,7 +45,20 @@ export interface RunAudit {
     snapshot: ArgsSnapshot | null,
     decision: GateDecision,
     ms: number,
+    journal?: JournalFields,
   ): Promise<void>;
+  /**
+   * A durable run's call that now waits for a human: its journal row (decision `ask`, the
+   * approval's id) is written before the wait, so a replay finds the request.
+   */
+  waiting(
+    cap: ResolvedCapability,
+    snapshot: ArgsSnapshot,
+    approvalId: string,
+    journal: JournalFields | undefined,
+  ): Promise<void>;
+  /** A write nothing waits for (a journal row's outcome): `recorded()` waits for it too. */
+  track(written: Promise<void>): void;
   /** A call refused before the gate is live information too: the timeline shows it with its reason. */
   refused(capability: string, category: Category | null, error: unknown): void;
   /** Live information only (the decision row is the audit): the caller does not wait for it. */
@@ -79,11 +92,23 @@ export function createRunAudit(deps: RunAuditDeps, init: RunAuditInit): RunAudit
     void deps.events.publish(event, { lazy: true }).catch(() => undefined);
   }
 
+  function track(written: Promise<void>): void {
+    unawaited.add(written);
+    written.then(
+      () => unawaited.delete(written),
+      (error) => {
+        unawaited.delete(written);
+        unrecorded ??= { error };
+      },
+    );
+  }
+
   async function decision(
     cap: ResolvedCapability,
     snapshot: ArgsSnapshot | null,
     outcome: GateDecision,
     ms: number,
+    journal?: JournalFields,
   ): Promise<void> {
     const entry = {
       runId: init.runId,
@@ -99,30 +124,46 @@ export function createRunAudit(deps: RunAuditDeps, init: RunAuditInit): RunAudit
       at: deps.clock.now(),
     };
     const event: EngineEvent = { type: "gate.decision", ...entry };
+    const row = journal ? { ...entry, journal } : entry;
     emit(event);
     // A direct call (console, CLI) returns only once its decision is stored.
     const durable = !init.sandboxed || (outcome.decision === "allow" && cap.spec.category !== "read");
     const written = Promise.all([
-      deps.decisions.record(entry, { durable }),
+      deps.decisions.record(row, { durable }),
       deps.events.publish(event, { lazy: true }),
     ]).then(() => undefined);
     if (durable) {
       await Promise.all([written, init.persisted?.()]);
       return;
     }
-    unawaited.add(written);
-    written.then(
-      () => unawaited.delete(written),
-      (error) => {
-        unawaited.delete(written);
-        unrecorded ??= { error };
-      },
-    );
+    track(written);
   }
 
   return {
     emit,
     decision,
+    track,
+    async waiting(cap, snapshot, approvalId, journal) {
+      if (!journal || init.runId === null) return;
+      await deps.decisions.record(
+        {
+          runId: init.runId,
+          sessionId: init.session.id,
+          capability: cap.name,
+          category: cap.spec.category,
+          decision: "deny",
+          decisionOverride: "ask",
+          reason: "waiting for a human",
+          ruleId: null,
+          approvalId,
+          argsHash: snapshot.hash,
+          ms: 0,
+          at: deps.clock.now(),
+          journal,
+        },
+        { durable: true },
+      );
+    },
     refused(capability, category, error) {
       publishLive({
         type: "call.refused",

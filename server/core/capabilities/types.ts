@@ -26,6 +26,11 @@ export interface CapabilitySpec {
   category: Category;
   /** Optional one-line text for the approval card, rendered from the snapshot. */
   userMessage?: (args: JsonObject) => string;
+  /**
+   * `nested`: the call's effects are the capability calls it makes through the same run (a skill
+   * script), each journaled itself, so a replay may run it again like a read.
+   */
+  journal?: "nested";
 }
 
 /** Who acts, through which surface, in which mode, with which modules mounted. */

@@ -10,9 +10,22 @@ import type { ApprovalRecord, ApprovalStore, Clock, EngineEvent } from "./ports"
 /** What a person who answers too late is told (the console and tRPC show it as is). */
 export const RUN_GONE_REASON = "the action ended before it could be approved";
 
+/** A wait ended by its `detach` signal: the request stays as it is (the run parked). */
+export class ParkedWait extends Error {
+  constructor(readonly approvalId: string) {
+    super(`the wait for approval ${approvalId} was handed to the database`);
+    this.name = "ParkedWait";
+  }
+}
+
 export interface ApprovalWaiters {
   /** Resolves with the approval once it is no longer pending (or expired by the wait itself). */
-  wait(id: string, signal: AbortSignal, local?: (event: EngineEvent) => void): Promise<ApprovalRecord>;
+  wait(
+    id: string,
+    signal: AbortSignal,
+    local?: (event: EngineEvent) => void,
+    detach?: AbortSignal,
+  ): Promise<ApprovalRecord>;
   /** Re-read `id` now and settle its waiters if it is final. */
   wake(id: string): void;
   /** Whether a run on this instance waits for `id` (recovery leaves such a row alone). */
@@ -116,25 +129,37 @@ export function createApprovalWaiters(deps: ApprovalWaitersDeps): ApprovalWaiter
     id: string,
     signal: AbortSignal,
     local?: (event: EngineEvent) => void,
+    detach?: AbortSignal,
   ): Promise<ApprovalRecord> {
     const first = await store.get(id);
     if (!first) throw new AppError("NOT_FOUND", `approval ${id} no longer exists`);
     return new Promise<ApprovalRecord>((resolve, reject) => {
+      const unlisten = () => {
+        signal.removeEventListener("abort", onAbort);
+        detach?.removeEventListener("abort", onDetach);
+      };
       const waiter: Waiter = {
         signal,
         ...(local ? { local } : {}),
         settle: (record) => {
           removeWaiter(id, waiter);
-          signal.removeEventListener("abort", onAbort);
+          unlisten();
           resolve(record);
         },
         fail: (error) => {
           removeWaiter(id, waiter);
-          signal.removeEventListener("abort", onAbort);
+          unlisten();
           reject(error);
         },
       };
       const onAbort = () => wake(id);
+      // Leaves before the run's own signal aborts, so the request is not expired as "run gone".
+      const onDetach = () => waiter.fail(new ParkedWait(id));
+      if (detach?.aborted) {
+        reject(new ParkedWait(id));
+        return;
+      }
+      detach?.addEventListener("abort", onDetach, { once: true });
       const set = waiters.get(id) ?? new Set<Waiter>();
       set.add(waiter);
       waiters.set(id, set);

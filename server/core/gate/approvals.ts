@@ -13,12 +13,24 @@ import { AppError } from "../errors";
 import { approvalSummary, decidedEvent, decidedEventOfRow, expiredEvent } from "./approval-events";
 import { ABANDONED_REASON, type RecoveryOptions, recoverApprovals } from "./approval-recovery";
 import { createApprovalWaiters, RUN_GONE_REASON } from "./approval-waiters";
-import type { ApprovalRecord, ApprovalStore, Clock, EngineEvent, EventPublisher, GrantStore } from "./ports";
+import type {
+  ApprovalKind,
+  ApprovalRecord,
+  ApprovalStore,
+  Clock,
+  EngineEvent,
+  EventPublisher,
+  GrantStore,
+} from "./ports";
+
+/** The longest an approval may wait: 7 days. */
+export const MAX_APPROVAL_TTL_MS = 7 * 24 * 60 * 60_000;
 
 const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
 const DEFAULT_APPROVAL_POLL_MS = 200;
 
 export { ABANDONED_REASON, RUN_GONE_REASON };
+export { ParkedWait } from "./approval-waiters";
 
 export const APPROVAL_ANSWERS = ["once", "session", "deny"] as const;
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
@@ -43,12 +55,25 @@ export interface ApprovalRequestInput {
   };
   snapshot: ArgsSnapshot;
   sessionGrantable: boolean;
+  /** `uncertain`: the call may already have happened; allowing runs it again. Default `call`. */
+  kind?: ApprovalKind;
+  /** How long the request may wait (a rule's override); default the service's TTL. */
+  ttlMs?: number;
 }
 
 export interface ApprovalService {
   request(input: ApprovalRequestInput, local?: (event: EngineEvent) => void): Promise<ApprovalRecord>;
-  /** Resolves with the approval once it is no longer pending (or expired by the wait itself). */
-  wait(id: string, signal: AbortSignal, local?: (event: EngineEvent) => void): Promise<ApprovalRecord>;
+  /**
+   * Resolves with the approval once it is no longer pending (or expired by the wait itself).
+   * `detach` ends the wait without touching the request (a parked run): rejects with ParkedWait.
+   */
+  wait(
+    id: string,
+    signal: AbortSignal,
+    local?: (event: EngineEvent) => void,
+    detach?: AbortSignal,
+  ): Promise<ApprovalRecord>;
+  get(id: string): Promise<ApprovalRecord | null>;
   decide(input: { approvalId: string; answer: ApprovalAnswer; decidedBy: Decider }): Promise<ApprovalRecord>;
   consume(id: string, argsHash: string): Promise<boolean>;
   /** Marks pending approvals past their expiry as expired; returns how many. */
@@ -78,6 +103,8 @@ export interface ApprovalServiceDeps {
    * answer for a run that is gone, so nobody is told "allowed" for a call that will never run.
    */
   isRunAlive?: (runId: string) => Promise<boolean>;
+  /** Told after a decision this instance took (a parked run resumes at once). */
+  onDecided?: (record: ApprovalRecord) => void;
 }
 
 /** "approval x is already denied" — or, for a row closed by recovery or a cancel, why it ended. */
@@ -187,6 +214,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
   return {
     wake,
     wait: waiters.wait,
+    get: (id) => store.get(id),
 
     async request(input, local) {
       const now = clock.now();
@@ -202,8 +230,9 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
         requestedBy: session.actorLabel,
         requesterUserId: session.userId,
         apiKeyId: session.apiKeyId ?? null,
-        expiresAt: now + ttlMs,
+        expiresAt: now + Math.min(input.ttlMs ?? ttlMs, MAX_APPROVAL_TTL_MS),
         sessionGrantable: input.sessionGrantable,
+        ...(input.kind ? { kind: input.kind } : {}),
       });
       const summary = approvalSummary(record, snapshot, capability.userMessage);
       const event: EngineEvent = { type: "approval.requested", approval: summary, at: now };
@@ -241,6 +270,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       if (grant) await releaseCovered(deps, wake, record, grant.id, decidedBy);
       const updated = await store.get(approvalId);
       if (!updated) throw new AppError("NOT_FOUND", `approval ${approvalId} does not exist`);
+      deps.onDecided?.(updated);
       return updated;
     },
 

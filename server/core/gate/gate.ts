@@ -7,7 +7,9 @@ import type { ArgsSnapshot } from "../capabilities/snapshot";
 import type { Category, JsonObject, Session } from "../capabilities/types";
 import type { ApprovalService } from "./approvals";
 import { evaluateGate } from "./evaluate";
-import type { Clock, EngineEvent, GateVerdict, GrantStore, RuleSource } from "./ports";
+import type { ApprovalRecord, Clock, EngineEvent, GateVerdict, GrantStore, RuleSource } from "./ports";
+
+const MINUTE_MS = 60_000;
 
 export interface GateSubject {
   /** The run id to persist with the approval; null for a direct call. */
@@ -20,6 +22,16 @@ export interface GateSubject {
   emit?: (event: EngineEvent) => void;
   /** Resolves once the run's own row is written (an approval row refers to it). */
   persisted?: () => Promise<void>;
+  /** Called once the approval row exists, before the wait (a durable run journals the call as waiting). */
+  onApprovalRequested?: (approval: ApprovalRecord) => Promise<void>;
+  /**
+   * How to wait for the human (a durable run waits a short hot window, then parks). Default: wait
+   * until the approval is answered or expires.
+   */
+  awaitApproval?: (
+    approvalId: string,
+    wait: (detach: AbortSignal) => Promise<ApprovalRecord>,
+  ) => Promise<ApprovalRecord>;
 }
 
 export interface GateCapability {
@@ -39,6 +51,11 @@ export interface GateOutcome {
 
 export interface Gate {
   check(subject: GateSubject, capability: GateCapability, snapshot: ArgsSnapshot): Promise<GateOutcome>;
+  /**
+   * The outcome of an approval requested by an earlier attempt of the run (a replay reaches the
+   * call that waited): waits for it if still pending, then consumes it as `check` would.
+   */
+  resumeApproval(subject: GateSubject, approvalId: string, snapshot: ArgsSnapshot): Promise<GateOutcome>;
   readonly approvals: ApprovalService;
 }
 
@@ -80,6 +97,7 @@ export function createGate(deps: GateDeps): Gate {
     }
 
     await subject.persisted?.();
+    const rule = evaluation.ruleId ? rules.find((r) => r.id === evaluation.ruleId) : undefined;
     const approval = await deps.approvals.request(
       {
         runId: subject.runId,
@@ -87,33 +105,51 @@ export function createGate(deps: GateDeps): Gate {
         capability,
         snapshot,
         sessionGrantable: evaluation.sessionGrantable,
+        ...(rule?.approvalTtlMinutes ? { ttlMs: rule.approvalTtlMinutes * MINUTE_MS } : {}),
       },
       subject.emit,
     );
+    await subject.onApprovalRequested?.(approval);
+    return settleApproval(subject, approval.id, snapshot, evaluation.ruleId);
+  }
+
+  /** Waits for the human (pausing the action's deadline), then consumes the answer once. */
+  async function settleApproval(
+    subject: GateSubject,
+    approvalId: string,
+    snapshot: ArgsSnapshot,
+    ruleId: string | null,
+  ): Promise<GateOutcome> {
     const resume = subject.pauseDeadline?.();
-    let final: Awaited<ReturnType<ApprovalService["wait"]>>;
+    let final: ApprovalRecord;
     try {
-      final = await deps.approvals.wait(approval.id, subject.signal, subject.emit);
+      const wait = (detach?: AbortSignal) =>
+        deps.approvals.wait(approvalId, subject.signal, subject.emit, detach);
+      final = subject.awaitApproval ? await subject.awaitApproval(approvalId, wait) : await wait();
     } finally {
       resume?.();
     }
     const outcome = (decision: GateVerdict, reason: string): GateOutcome => ({
       decision,
       reason,
-      ruleId: evaluation.ruleId,
-      approvalId: approval.id,
+      ruleId,
+      approvalId,
       via: "approval",
     });
     if (subject.signal.aborted) return outcome("deny", "the run ended while waiting for approval");
     if (final.status === "denied") return outcome("deny", "denied by the approver");
     if (final.status !== "allowed") return outcome("deny", "the approval request expired");
     // Single use, bound to this exact snapshot: a second consumer or other arguments get nothing.
-    if (!(await deps.approvals.consume(approval.id, snapshot.hash))) {
+    if (!(await deps.approvals.consume(approvalId, snapshot.hash))) {
       return outcome("deny", "the approval was already used");
     }
     if (final.grantId) return outcome("allow", "covered by a session grant given on another request");
     return outcome("allow", final.scope === "session" ? "approved for this session" : "approved once");
   }
 
-  return { check, approvals: deps.approvals };
+  return {
+    check,
+    resumeApproval: (subject, approvalId, snapshot) => settleApproval(subject, approvalId, snapshot, null),
+    approvals: deps.approvals,
+  };
 }

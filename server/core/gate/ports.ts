@@ -67,7 +67,14 @@ export interface ApprovalRecord {
   grantId: string | null;
   /** Why it expired or was abandoned, when that was not simply the TTL. */
   endReason: string | null;
+  /**
+   * `call`: may this call run? `uncertain`: the call may already have happened (the process
+   * running it died inside it); allowing runs it again, denying ends the action.
+   */
+  kind: ApprovalKind;
 }
+
+export type ApprovalKind = "call" | "uncertain";
 
 export type NewApproval = Omit<
   ApprovalRecord,
@@ -80,7 +87,8 @@ export type NewApproval = Omit<
   | "createdAt"
   | "grantId"
   | "endReason"
->;
+  | "kind"
+> & { kind?: ApprovalKind; ttlMs?: number };
 
 /** All state changes are compare-and-set; `false` means another writer got there first. */
 export interface ApprovalStore {
@@ -113,6 +121,20 @@ export interface ApprovalStore {
 
 export type GateVerdict = "allow" | "deny" | "blocked";
 
+/**
+ * A call's place in its run's journal (durable actions): its position, what became of it, its
+ * arguments and the guest clock readings before it. Set on the decisions of sandboxed runs.
+ */
+export interface JournalFields {
+  seq: number;
+  /** waiting (asks a human) | started (impl running) | ok | error; null: not run. */
+  state: "waiting" | "started" | "ok" | "error" | null;
+  /** Canonical JSON of the arguments, null when over the journal's cap. */
+  args: string | null;
+  /** JSON array of guest clock readings, or null. */
+  clock: string | null;
+}
+
 export interface DecisionRecord {
   runId: string | null;
   sessionId: string;
@@ -126,6 +148,17 @@ export interface DecisionRecord {
   /** Time to reach the decision, including an approval wait. */
   ms: number;
   at: number;
+  /** "ask": the call waits for a human (a journal row written before the wait). */
+  decisionOverride?: "ask";
+  journal?: JournalFields;
+}
+
+/** A journaled call's outcome, written after its impl (or its approval's new id). */
+export interface JournalSettle {
+  state?: "started" | "ok" | "error";
+  /** JSON of the result ({"v": ...}), of the guest error ({"e": ...}), or {"asset": id}. */
+  result?: string | null;
+  approvalId?: string;
 }
 
 /**
@@ -138,7 +171,10 @@ export interface RecordOptions {
 }
 
 export interface DecisionSink {
+  /** A journaled decision (with `journal`) is an upsert on (runId, seq): an asked call's row is written twice. */
   record(decision: DecisionRecord, options?: RecordOptions): Promise<void>;
+  /** Updates the journal row (runId, seq). */
+  settle(runId: string, seq: number, change: JournalSettle, options?: RecordOptions): Promise<void>;
 }
 
 /** What the approval card shows; rendered from the snapshot, never from agent prose. */
@@ -184,6 +220,24 @@ export type EngineEvent =
       errorKind: string | null;
       durationMs: number;
       calls: number;
+      at: number;
+    }
+  | {
+      /** The run released its sandbox: a call waits for a human, the run is a row until then. */
+      type: "run.parked";
+      runId: string;
+      sessionId: string;
+      approvalId: string;
+      at: number;
+    }
+  | {
+      /** The run runs again from the start (replay `replay`); `fromJournal` calls are answered from its journal. */
+      type: "run.resumed";
+      runId: string;
+      sessionId: string;
+      replay: number;
+      fromJournal: number;
+      instanceId: string;
       at: number;
     }
   | ({ type: "gate.decision" } & DecisionRecord)

@@ -28,6 +28,8 @@ export interface PolicyRule {
   /** When set, the rule applies only to this code version of the capability. */
   versionHash?: string | null;
   description?: string;
+  /** How long an approval this (ask) rule requests may wait, in minutes (up to 7 days). */
+  approvalTtlMinutes?: number | null;
 }
 
 const globCache = new Map<string, RegExp>();

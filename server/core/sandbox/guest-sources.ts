@@ -13,6 +13,8 @@
 export const GUEST_GLOBALS = {
   call: "__toolstore_call",
   env: "__toolstore_env",
+  now: "__toolstore_now",
+  random: "__toolstore_random",
 } as const;
 
 /** The one export of a toolset's module rewritten as a factory (binding-factory.ts). */
@@ -56,9 +58,24 @@ export const HELPER_INDEX = {
   describe: 5,
 } as const;
 
-/** Bridge for actions: hands the host call function to the facades and hides it from the action. */
-const ACTION_BRIDGE = `const call = globalThis.${GUEST_GLOBALS.call};
-delete globalThis.${GUEST_GLOBALS.call};
+/**
+ * Bridge for actions: hands the host call function to the facades and hides it from the action.
+ * Date and Math.random read the host's recorded clock and seeded generator (a replay of the run
+ * sees the same values; see ActionJob.nondet).
+ */
+const ACTION_BRIDGE = `const g = globalThis, call = g.${GUEST_GLOBALS.call}, now = g.${GUEST_GLOBALS.now}, random = g.${GUEST_GLOBALS.random};
+delete g.${GUEST_GLOBALS.call}; delete g.${GUEST_GLOBALS.now}; delete g.${GUEST_GLOBALS.random};
+const D = g.Date;
+function Date(...a) {
+  if (!new.target) return new D(now()).toString();
+  return Reflect.construct(D, a.length === 0 ? [now()] : a, new.target);
+}
+Object.defineProperties(Date, { prototype: { value: D.prototype }, length: { value: 7 } });
+Date.now = function now_() { return now(); };
+Date.parse = D.parse; Date.UTC = D.UTC;
+Object.defineProperty(D.prototype, "constructor", { value: Date, writable: true, configurable: true });
+g.Date = Date;
+Math.random = function random_() { return random(); };
 export { call };
 `;
 

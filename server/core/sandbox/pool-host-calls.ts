@@ -20,10 +20,11 @@ export type HostCallHandler = (
   callId: number,
   name: string,
   json: string,
+  clock?: number[],
 ) => Promise<void>;
 
 export function createHostCallHandler(deps: HostCallDeps): HostCallHandler {
-  return async (slot, job, callId, name, json) => {
+  return async (slot, job, callId, name, json, clock) => {
     const held = () => slot.jobs.get(job.id) === job;
     let suspended = 0;
     const resume = () => {
@@ -37,6 +38,7 @@ export function createHostCallHandler(deps: HostCallDeps): HostCallHandler {
     const control: HostCallControl = {
       signal: job.done.signal,
       ...(call ? { call } : {}),
+      ...(clock ? { clock } : {}),
       suspendClock: () => {
         let open = true;
         suspended += 1;

@@ -27,6 +27,8 @@ export interface HostCallControl {
    * promise there, without two more trips through the main thread.
    */
   call?: unknown;
+  /** The guest's clock readings since its previous call (Date.now), for the run's journal. */
+  clock?: number[];
 }
 
 export interface PendingJob {

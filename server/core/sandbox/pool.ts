@@ -54,7 +54,7 @@ import { createRunTable, POOL_CLOSED } from "./pool-runs";
 import { createRunScheduler } from "./pool-scheduler";
 import { createWatchdog, exitFailure } from "./pool-watchdog";
 import { createWorkerSpawner } from "./pool-workers";
-import type { FromWorker, Job, ToWorker, WorkerOutcome } from "./protocol";
+import type { FromWorker, GuestNondet, Job, ToWorker, WorkerOutcome } from "./protocol";
 
 export type { GuestCallError, HostCallControl, HostCallReply } from "./pool-jobs";
 
@@ -75,6 +75,8 @@ export interface RunActionRequest {
   fairnessKey?: string;
   /** Called when the run has to wait for a sandbox (and once it leaves the queue: `false`). */
   onQueued?(queued: boolean): void;
+  /** The guest's clock readings to replay and its random seed (a durable run's replay). */
+  nondet?: GuestNondet;
 }
 
 export interface SandboxRunResult extends WorkerOutcome {
@@ -231,7 +233,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     if (message.t === "call") {
       // The guest now waits for the host: its worker may take another run of the same key.
       slot.computing.delete(job.id);
-      void handleCall(slot, job, message.callId, message.name, message.json);
+      void handleCall(slot, job, message.callId, message.name, message.json, message.clock);
       if (slot.computing.size === 0) drain();
       return;
     }
@@ -264,7 +266,14 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     async runAction(request) {
       const limits = resolveLimits(request.limits, baseLimits);
       const inputJson = request.input === undefined ? "null" : JSON.stringify(request.input);
-      const job: Job = { kind: "action", code: request.code, limits, inputJson, modules: request.modules };
+      const job: Job = {
+        kind: "action",
+        code: request.code,
+        limits,
+        inputJson,
+        modules: request.modules,
+        ...(request.nondet ? { nondet: request.nondet } : {}),
+      };
       const { onCall, signal, onQueued } = request;
       return runs.submit(job, request.fairnessKey ?? "", { onCall, signal, onQueued });
     },

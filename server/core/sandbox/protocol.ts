@@ -34,6 +34,17 @@ export interface ActionJob extends JobBase {
   inputJson: string;
   /** Mounted modules: module name -> export names. Facades are generated from this. */
   modules: Record<string, string[]>;
+  /**
+   * The guest's sources of nondeterminism, so a replay takes the same path: Math.random draws
+   * from a generator seeded with `seed` (hex), and Date.now()/new Date() return the recorded
+   * `clock` readings first, in order, then the real time.
+   */
+  nondet?: GuestNondet;
+}
+
+export interface GuestNondet {
+  seed: string;
+  clock: number[];
 }
 
 export interface BindingJob extends JobBase {
@@ -89,7 +100,8 @@ export interface WorkerOutcome {
 
 export type FromWorker =
   | { t: "ready" }
-  | { t: "call"; id: number; callId: number; name: string; json: string }
+  /** `clock`: the guest's clock readings since its previous call (an action's journal keeps them). */
+  | { t: "call"; id: number; callId: number; name: string; json: string; clock?: number[] }
   | { t: "done"; id: number; outcome: WorkerOutcome };
 
 /** Index of the action id in the watchdog buffer's Int32 view (after the Float64 deadline). */

@@ -53,6 +53,7 @@ import {
   QUICKJS_INITIAL_MEMORY,
   QUICKJS_MAX_MEMORY,
 } from "./quickjs-module";
+import { GuestNondetSource } from "./guest-nondet";
 import { GLOBALS_CHECK, globalsUnchanged } from "./warm-globals";
 
 const port = parentPort;
@@ -226,6 +227,8 @@ interface Running {
   logsDropped: number;
   /** A binding run beside the action that called it: the guest call its result settles. */
   deliver?: { id: number; callId: number };
+  /** An action's clock and random numbers (replayable, guest-nondet.ts). */
+  nondet?: GuestNondetSource;
   /** Set once the guest's entry settled: its JSON result, or its failure. */
   outcome?: { json: string | null } | { error: SandboxError };
   hostFailure?: SandboxError;
@@ -867,7 +870,8 @@ function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {
     const deferred = ctx.newPromise();
     const callId = ++r.nextCallId;
     r.pending.set(callId, deferred);
-    post({ t: "call", id: r.id, callId, name, json });
+    const clock = r.nondet?.take();
+    post(clock ? { t: "call", id: r.id, callId, name, json, clock } : { t: "call", id: r.id, callId, name, json });
     return deferred.handle.dup();
   });
   ctx.setProp(ctx.global, GUEST_GLOBALS.call, call);
@@ -903,11 +907,26 @@ function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {
   ctx.setProp(ctx.global, "console", console);
   console.dispose();
 
+  if (first.job.kind === "action") installNondet(ctx, host);
   if (first.job.kind === "binding") {
     const env = ctx.newString(first.job.envJson);
     ctx.setProp(ctx.global, GUEST_GLOBALS.env, env);
     env.dispose();
   }
+}
+
+/** Date.now and Math.random of an action, served by the run's replayable source. */
+function installNondet(ctx: QuickJSContext, host: HostRef): void {
+  const source = (r: Running) => {
+    r.nondet ??= new GuestNondetSource(r.job.kind === "action" ? r.job.nondet : undefined);
+    return r.nondet;
+  };
+  const now = ctx.newFunction("now", () => ctx.newNumber(source(host.current).now()));
+  ctx.setProp(ctx.global, GUEST_GLOBALS.now, now);
+  now.dispose();
+  const random = ctx.newFunction("random", () => ctx.newNumber(source(host.current).random()));
+  ctx.setProp(ctx.global, GUEST_GLOBALS.random, random);
+  random.dispose();
 }
 
 function installModules(r: Running, rt: QuickJSRuntime): void {

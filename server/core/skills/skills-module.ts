@@ -193,6 +193,8 @@ function runExport(lookup: SkillLookup, options: SkillsModuleOptions): SkillExpo
           ? " A Python script (.py) runs `main(input)` in the locked-down Python runtime: no network, no capabilities, only its input."
           : ""),
       category: "execute",
+      // A script's effects are its own capability calls through this run, each journaled.
+      journal: "nested",
       inputSchema: fileSchema("Script path, e.g. scripts/convert.js", {
         input: {
           description: "JSON value handed to the script's default export (or to main() of a .py script)",

@@ -5,7 +5,8 @@
 
 import type { EnginePorts } from "../actions/engine";
 import type { ObservationEnvelope } from "../actions/envelope";
-import type { RunStatus, RunStore } from "../actions/ports";
+import type { RunStore, StoredRun } from "../actions/ports";
+import { type JournalEntry, parseJournalClock, parseJournalResult } from "../capabilities/journal";
 import type { AssetStore, StoredAsset } from "../capabilities/ports";
 import type {
   ApprovalRecord,
@@ -16,6 +17,7 @@ import type {
   EngineEvent,
   EventPublisher,
   GrantStore,
+  JournalSettle,
   RuleSource,
   SessionGrant,
 } from "../gate/ports";
@@ -31,16 +33,8 @@ export interface MemoryPorts extends EnginePorts {
   decisions: DecisionSink & { all: DecisionRecord[] };
   events: EventPublisher & { all: EngineEvent[]; subscribe(fn: (e: EngineEvent) => void): () => void };
   runs: RunStore & {
-    all: Map<
-      string,
-      {
-        id: string;
-        status: RunStatus;
-        instanceId: string;
-        envelope?: ObservationEnvelope;
-        cancelRequestedAt?: number;
-      }
-    >;
+    all: Map<string, StoredRun & { cancelRequestedAt?: number }>;
+    journals: Map<string, Map<number, JournalEntry>>;
   };
   assets: AssetStore & { all: (StoredAsset & { userId: string | null; bytes: Uint8Array })[] };
   clock: Clock;
@@ -93,7 +87,9 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
         createdAt: clock.now(),
         grantId: null,
         endReason: null,
+        kind: input.kind ?? "call",
       };
+      delete (row as { ttlMs?: number }).ttlMs;
       approvalRows.set(row.id, row);
       return { ...row };
     },
@@ -143,10 +139,33 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     },
   };
 
+  const journals = new Map<string, Map<number, JournalEntry>>();
   const decisions = {
     all: [] as DecisionRecord[],
     async record(d: DecisionRecord) {
       if (keepEvents) decisions.all.push(d);
+      if (!d.runId || !d.journal) return;
+      const journal = journals.get(d.runId) ?? new Map<number, JournalEntry>();
+      journals.set(d.runId, journal);
+      journal.set(d.journal.seq, {
+        seq: d.journal.seq,
+        capability: d.capability,
+        category: d.category,
+        argsHash: d.argsHash,
+        decision: d.decisionOverride ?? d.decision,
+        reason: d.reason,
+        approvalId: d.approvalId,
+        state: d.journal.state,
+        result: null,
+        clock: parseJournalClock(d.journal.clock),
+      });
+    },
+    async settle(runId: string, seq: number, change: JournalSettle) {
+      const entry = journals.get(runId)?.get(seq);
+      if (!entry) return;
+      if (change.state) entry.state = change.state;
+      if (change.result !== undefined) entry.result = parseJournalResult(change.result);
+      if (change.approvalId) entry.approvalId = change.approvalId;
     },
   };
 
@@ -162,19 +181,45 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     },
   };
 
+  const UNFINISHED = new Set(["running", "queued", "waiting"]);
   const runRows: MemoryPorts["runs"]["all"] = new Map();
+  const copy = (row: StoredRun): StoredRun => ({ ...row, context: row.context ? structuredClone(row.context) : null });
   const runs: MemoryPorts["runs"] = {
     all: runRows,
+    journals,
     async flush() {},
     async create(run) {
-      runRows.set(run.id, { id: run.id, status: "running", instanceId: run.instanceId });
+      runRows.set(run.id, {
+        id: run.id,
+        status: "running",
+        instanceId: run.instanceId,
+        leaseToken: 0,
+        code: run.code,
+        codeHash: run.codeHash ?? "",
+        inputJson: run.inputJson ?? null,
+        context: run.context ? structuredClone(run.context) : null,
+        seed: run.seed ?? "",
+        replays: 0,
+        computeMs: 0,
+        waitingFor: null,
+        title: run.title,
+        mcpRequestId: run.mcpRequestId ?? null,
+        startedAt: run.startedAt,
+        envelope: null,
+      });
     },
-    async finish(id, result) {
+    async finish(id, result, fence) {
       const row = runRows.get(id);
-      if (!row) return;
+      if (!row || !UNFINISHED.has(row.status)) return false;
+      if (fence !== undefined && row.leaseToken !== fence) return false;
       row.status = result.status;
+      row.waitingFor = null;
       if (keepEvents) row.envelope = result.envelope;
-      else runRows.delete(id);
+      else {
+        runRows.delete(id);
+        journals.delete(id);
+      }
+      return true;
     },
     async setQueued(id, queued) {
       const row = runRows.get(id);
@@ -188,7 +233,52 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     async listRunning() {
       return [...runRows.values()]
         .filter((r) => r.status === "running" || r.status === "queued")
-        .map((r) => ({ id: r.id, instanceId: r.instanceId }));
+        .map((r) => ({ id: r.id, instanceId: r.instanceId, leaseToken: r.leaseToken }));
+    },
+    async load(id) {
+      const row = runRows.get(id);
+      return row ? copy(row) : null;
+    },
+    async journal(id) {
+      return [...(journals.get(id)?.values() ?? [])]
+        .sort((a, b) => a.seq - b.seq)
+        .map((e) => ({ ...e, clock: [...e.clock] }));
+    },
+    async park(id, { approvalId, computeMs, fence }) {
+      const row = runRows.get(id);
+      if (row?.status !== "running" || row.leaseToken !== fence) return false;
+      row.status = "waiting";
+      row.waitingFor = approvalId;
+      row.computeMs += computeMs;
+      return true;
+    },
+    async claim(id, { instanceId, fromToken, from }) {
+      const row = runRows.get(id);
+      if (!row || row.leaseToken !== fromToken || !from.includes(row.status)) return null;
+      row.status = "running";
+      row.instanceId = instanceId;
+      row.leaseToken += 1;
+      row.replays += 1;
+      row.waitingFor = null;
+      return row.leaseToken;
+    },
+    async holds(id, token) {
+      const row = runRows.get(id);
+      return row !== undefined && row.leaseToken === token && UNFINISHED.has(row.status);
+    },
+    async listResumable(limit) {
+      return [...runRows.values()]
+        .filter((r) => {
+          if (r.status !== "waiting" || !r.waitingFor) return false;
+          return approvalRows.get(r.waitingFor)?.status !== "pending";
+        })
+        .slice(0, limit)
+        .map((r) => ({ id: r.id, instanceId: r.instanceId, leaseToken: r.leaseToken }));
+    },
+    async listWaiting() {
+      return [...runRows.values()]
+        .filter((r) => r.status === "waiting")
+        .map((r) => ({ id: r.id, instanceId: r.instanceId, leaseToken: r.leaseToken, waitingFor: r.waitingFor }));
     },
     async markInterrupted(id, message) {
       const row = runRows.get(id);

@@ -1,0 +1,66 @@
+/**
+ * The journal of one attempt of a durable run (capabilities/journal.ts): the entries earlier
+ * attempts recorded, the lease check, the halt that stops the attempt, and the hot window: a call
+ * that waits for a human keeps its sandbox for `parkAfterMs`, then the run parks (the sandbox is
+ * released and the run is a row until the answer).
+ */
+import type { JournalEntry, RunHalt, RunJournal } from "../capabilities/journal";
+import { AppError } from "../errors";
+import { ParkedWait } from "../gate/approvals";
+import type { RunStore } from "./ports";
+
+export interface AttemptJournal extends RunJournal {
+  /** Why the attempt stopped early, if it did. */
+  halted(): RunHalt | undefined;
+}
+
+export function createAttemptJournal(options: {
+  runId: string;
+  token: number;
+  entries: JournalEntry[];
+  runs: Pick<RunStore, "holds">;
+  /** Ms a call waiting for a human keeps the sandbox; Infinity never parks. */
+  parkAfterMs: number;
+  /** Ends the attempt's sandbox run. */
+  stop(reason: unknown): void;
+}): AttemptJournal {
+  const entries = new Map(options.entries.map((e) => [e.seq, e]));
+  const detachers = new Set<AbortController>();
+  let halt: RunHalt | undefined;
+
+  const journal: AttemptJournal = {
+    entry: (seq) => entries.get(seq),
+    halted: () => halt,
+    async holds() {
+      if (halt) return false;
+      return options.runs.holds(options.runId, options.token);
+    },
+    halt(next) {
+      if (!halt) {
+        halt = next;
+        // Every wait in flight leaves without expiring its request, then the sandbox ends.
+        for (const detach of detachers) detach.abort();
+        options.stop(new Error(`the run stopped: ${next.kind}`));
+      }
+      return new AppError("CONFLICT", `the run stopped (${halt.kind})`);
+    },
+    async awaitApproval(approvalId, wait) {
+      if (halt) throw journal.halt(halt);
+      const detach = new AbortController();
+      detachers.add(detach);
+      const timer = Number.isFinite(options.parkAfterMs)
+        ? setTimeout(() => detach.abort(), Math.max(0, options.parkAfterMs))
+        : undefined;
+      try {
+        return await wait(detach.signal);
+      } catch (error) {
+        if (error instanceof ParkedWait) throw journal.halt(halt ?? { kind: "parked", approvalId });
+        throw error;
+      } finally {
+        if (timer) clearTimeout(timer);
+        detachers.delete(detach);
+      }
+    },
+  };
+  return journal;
+}

@@ -1,0 +1,279 @@
+/**
+ * Durable actions through the real sandbox pool (in-memory ports): a call that waits for a human
+ * parks the run after the hot window, and the answer resumes it by replay from the journal
+ * (impls that ran are not run again); the guest's clock and random numbers replay; a replay that
+ * changes course fails with the divergence error; a write whose outcome was never recorded asks
+ * a human before it runs again; a stalled owner that lost its lease writes nothing.
+ */
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { builtinModules } from "../capabilities/builtins";
+import type { CapabilityModule, JsonObject } from "../capabilities/types";
+import type { EngineEvent } from "../gate/ports";
+import { createSandboxPool, type SandboxPool } from "../sandbox/pool";
+import { createCanaryModule, sessionInMode } from "../testing/fixtures";
+import { createMemoryPorts, type MemoryPorts } from "../testing/memory-ports";
+import { createEngine, type Engine } from "./engine";
+
+let pool: SandboxPool;
+beforeAll(async () => {
+  pool = createSandboxPool({ workers: 2 });
+  await pool.warm();
+});
+afterAll(() => pool.close());
+
+let ports: MemoryPorts;
+let canary: ReturnType<typeof createCanaryModule>;
+let engine: Engine;
+const engines: Engine[] = [];
+
+function makeEngine(instanceId: string, extra: CapabilityModule[] = []) {
+  const made = createEngine({
+    ports,
+    instanceId,
+    modules: [builtinModules(), () => [canary, ...extra]],
+    pool,
+    approvalPollMs: 20,
+    parkAfterMs: 50,
+    isInstanceAlive: () => false,
+  });
+  engines.push(made);
+  return made;
+}
+
+beforeEach(async () => {
+  await Promise.all(engines.splice(0).map((e) => e.close()));
+  ports = createMemoryPorts();
+  canary = createCanaryModule();
+  engine = makeEngine("inst-1");
+});
+
+/** The next approval request (waits for its event). */
+function nextApproval(): Promise<Extract<EngineEvent, { type: "approval.requested" }>["approval"]> {
+  return new Promise((resolve) => {
+    const off = ports.events.subscribe((event) => {
+      if (event.type === "approval.requested") {
+        off();
+        resolve(event.approval);
+      }
+    });
+  });
+}
+
+function parkedSoon(runId?: string): Promise<string> {
+  return new Promise((resolve) => {
+    const off = ports.events.subscribe((event) => {
+      if (event.type === "run.parked" && (!runId || event.runId === runId)) {
+        off();
+        resolve(event.runId);
+      }
+    });
+  });
+}
+
+const decider = { userId: "user_bob", label: "bob" };
+const runsOf = (capability: string) => canary.runs.filter((r) => r.capability === capability).length;
+
+describe("durable actions", () => {
+  it("parks after the hot window, then the answer resumes it by replay: each impl ran once", async () => {
+    const requested = nextApproval();
+    const parked = parkedSoon();
+    const running = engine.run({
+      session: sessionInMode("default"),
+      code: `import { read, write } from "toolstore/canary";
+export default async function () {
+  const r = await read({ value: "a" });
+  const w = await write({ value: r.echo.value + "b" });
+  return { r: r.echo.value, w: w.echo.value, now: Date.now(), rand: Math.random() };
+}`,
+    });
+    const approval = await requested;
+    const runId = await parked;
+    expect(ports.runs.all.get(runId)?.status).toBe("waiting");
+    expect(runsOf("canary.read")).toBe(1);
+    await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });
+    const { envelope } = await running;
+    expect(envelope.ok).toBe(true);
+    expect(envelope.result).toMatchObject({ r: "a", w: "ab" });
+    expect(runsOf("canary.read")).toBe(1);
+    expect(runsOf("canary.write")).toBe(1);
+    const stored = ports.runs.all.get(runId);
+    expect(stored?.status).toBe("ok");
+    expect(stored?.replays).toBe(1);
+    expect(envelope.calls.map((c) => [c.capability, c.replayed === true])).toEqual([
+      ["canary.read", true],
+      ["canary.write", false],
+    ]);
+  });
+
+  it("a quick answer inside the hot window keeps the live sandbox (no replay)", async () => {
+    const off = ports.events.subscribe((event) => {
+      if (event.type === "approval.requested") {
+        void engine.approvals.decide({ approvalId: event.approval.id, answer: "once", decidedBy: decider });
+      }
+    });
+    const slow = makeEngine("inst-2");
+    void slow;
+    const { runId, envelope } = await engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "x" })).echo.value;`,
+    });
+    off();
+    expect(envelope.result).toBe("x");
+    expect(ports.runs.all.get(runId)?.replays).toBe(0);
+  });
+
+  it("Date.now() and Math.random() give the same values in the replay as in the first run", async () => {
+    const requested = nextApproval();
+    const parked = parkedSoon();
+    const running = engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async function () {
+  const before = { now: Date.now(), date: new Date().toISOString(), rand: [Math.random(), Math.random()] };
+  await write({ value: JSON.stringify(before) });
+  return before;
+}`,
+    });
+    const approval = await requested;
+    await parked;
+    // The first attempt's values went out with the write's arguments, which the human approved.
+    const firstArgs = JSON.parse(String((approval.args as JsonObject).value));
+    await new Promise((r) => setTimeout(r, 20));
+    await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });
+    const { envelope } = await running;
+    expect(envelope.ok).toBe(true);
+    expect(envelope.result).toEqual(firstArgs);
+    expect(runsOf("canary.write")).toBe(1);
+  });
+
+  it("a replay that changes course fails with the divergence error and runs nothing twice", async () => {
+    let counter = 0;
+    const counterModule: CapabilityModule = {
+      name: "counter",
+      description: "A counter read outside the journal's reach (a module whose code changed).",
+      source: "builtin",
+      versionHash: "c1",
+      exports: [
+        {
+          spec: {
+            name: "counter.peek",
+            description: "peek",
+            category: "read",
+            inputSchema: { type: "object", additionalProperties: true },
+          },
+          impl: async () => ++counter,
+        },
+      ],
+    };
+    await engine.close();
+    engines.length = 0;
+    engine = makeEngine("inst-1", [counterModule]);
+    const requested = nextApproval();
+    const parked = parkedSoon();
+    const running = engine.run({
+      session: sessionInMode("default"),
+      code: `import { peek } from "toolstore/counter";
+import { write, external } from "toolstore/canary";
+export default async function () {
+  const n = await peek({});
+  if (n === 1) await write({ value: "first" });
+  else await external({ value: "other" });
+  return n;
+}`,
+    });
+    const approval = await requested;
+    const runId = await parked;
+    // The journal's answer for the read is lost (its impl is treated as unrecorded): the replay reads again.
+    const entry = ports.runs.journals.get(runId)?.get(1);
+    if (entry) entry.state = "started";
+    await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });
+    const { envelope } = await running;
+    expect(envelope.ok).toBe(false);
+    expect(envelope.error?.kind).toBe("diverged");
+    expect(envelope.error?.message).toMatch(
+      /the action changed course at call 2: expected canary\.write with arguments #[0-9a-f]{12}, got canary\.external/,
+    );
+    expect(runsOf("canary.write")).toBe(0);
+    expect(runsOf("canary.external")).toBe(0);
+  });
+
+  it("a write whose outcome was never recorded asks before it runs again", async () => {
+    // Instance 0 died inside the write: the journal says `started` and nothing more.
+    const first = nextApproval();
+    const parked = parkedSoon();
+    const running = engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "once" })).echo.value;`,
+    });
+    const approval = await first;
+    const runId = await parked;
+    await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });
+    const { envelope } = await running;
+    expect(envelope.ok).toBe(true);
+    expect(runsOf("canary.write")).toBe(1);
+    // Now pretend the process died inside that write: the run is running, its outcome unknown.
+    const row = ports.runs.all.get(runId);
+    if (!row) throw new Error("no row");
+    row.status = "running";
+    row.instanceId = "inst-0";
+    row.envelope = null;
+    const entry = ports.runs.journals.get(runId)?.get(1);
+    if (!entry) throw new Error("no journal entry");
+    entry.state = "started";
+    entry.result = null;
+    const uncertain = nextApproval();
+    const recovered = await engine.recover();
+    expect(recovered.runsResumed).toBe(1);
+    const card = await uncertain;
+    expect(ports.approvals.all.get(card.id)?.kind).toBe("uncertain");
+    await new Promise((r) => setTimeout(r, 120));
+    expect(runsOf("canary.write")).toBe(1);
+    // The human ends the action: the write is not run again.
+    await engine.approvals.decide({ approvalId: card.id, answer: "deny", decidedBy: decider });
+    for (let i = 0; i < 100 && ports.runs.all.get(runId)?.status === "waiting"; i++) {
+      await engine.resumeDue();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await engine.settled();
+    console.log(ports.runs.all.get(runId), ports.events.all.filter((e) => "runId" in e && e.runId === runId).map((e) => e.type));
+    expect(ports.runs.all.get(runId)?.status).toBe("error");
+    expect(ports.runs.all.get(runId)?.envelope?.error?.kind).toBe("ended");
+    expect(runsOf("canary.write")).toBe(1);
+  });
+
+  it("another instance resumes a parked run once its owner is gone; the stalled owner writes nothing", async () => {
+    const requested = nextApproval();
+    const parked = parkedSoon();
+    const running = engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "b" })).echo.value;`,
+    });
+    const approval = await requested;
+    const runId = await parked;
+    const other = makeEngine("inst-2");
+    // The decision is taken on inst-2; inst-1 counts as dead there.
+    await other.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });
+    for (let i = 0; i < 100 && ports.runs.all.get(runId)?.status !== "ok"; i++) {
+      await other.resumeDue();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const { envelope } = await running;
+    expect(envelope.result).toBe("b");
+    expect(runsOf("canary.write")).toBe(1);
+    const row = ports.runs.all.get(runId);
+    expect(row?.instanceId).toBe("inst-2");
+    // A stalled owner holding the old token can neither start an impl nor finish the run.
+    expect(await ports.runs.holds(runId, 0)).toBe(false);
+    expect(
+      await ports.runs.finish(
+        runId,
+        { status: "error", errorKind: null, envelope, durationMs: 0, finishedAt: Date.now() },
+        0,
+      ),
+    ).toBe(false);
+  });
+});
