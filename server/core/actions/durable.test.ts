@@ -238,7 +238,6 @@ export default async () => (await write({ value: "once" })).echo.value;`,
       await new Promise((r) => setTimeout(r, 20));
     }
     await engine.settled();
-    console.log(ports.runs.all.get(runId), ports.events.all.filter((e) => "runId" in e && e.runId === runId).map((e) => e.type));
     expect(ports.runs.all.get(runId)?.status).toBe("error");
     expect(ports.runs.all.get(runId)?.envelope?.error?.kind).toBe("ended");
     expect(runsOf("canary.write")).toBe(1);

@@ -309,7 +309,7 @@ export default async (input) => { const a = await save({ data_base64: input.png 
       sessionGrantable: true,
     });
     const result = await engine.recover();
-    expect(result).toEqual({ runsInterrupted: 1, approvalsExpired: 1 });
+    expect(result).toEqual({ runsInterrupted: 1, approvalsExpired: 1, runsResumed: 0 });
     expect(ports.approvals.all.get(record.id)?.status).toBe("expired");
     await expect(
       engine.approvals.decide({
@@ -345,7 +345,7 @@ export default async (input) => { const a = await save({ data_base64: input.png 
       seen.push(ports.approvals.all.get(pending.id)?.status, ports.approvals.all.get(allowed.id)?.status);
       return mark(...args);
     };
-    expect(await engine.recover()).toEqual({ runsInterrupted: 1, approvalsExpired: 2 });
+    expect(await engine.recover()).toEqual({ runsInterrupted: 1, approvalsExpired: 2, runsResumed: 0 });
     expect(seen).toEqual(["expired", "abandoned"]);
   });
 });

@@ -143,7 +143,13 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
   const decisions = {
     all: [] as DecisionRecord[],
     async record(d: DecisionRecord) {
-      if (keepEvents) decisions.all.push(d);
+      // A journaled call's row is one row (an asked call's is written before and after the wait).
+      const same = (o: DecisionRecord) => o.runId === d.runId && o.journal?.seq === d.journal?.seq;
+      const at = d.journal && d.runId ? decisions.all.findIndex(same) : -1;
+      if (keepEvents) {
+        if (at >= 0) decisions.all[at] = d;
+        else decisions.all.push(d);
+      }
       if (!d.runId || !d.journal) return;
       const journal = journals.get(d.runId) ?? new Map<number, JournalEntry>();
       journals.set(d.runId, journal);
