@@ -61,12 +61,14 @@ const envSchema = z.object({
   TOOLSTORE_API_KEY: z.string().optional(),
   /** Default wall-clock deadline of an action in ms. */
   TOOLSTORE_ACTION_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
-  /** Minutes before a pending approval expires. */
+  /** Minutes before a pending approval expires (up to 7 days: a parked action costs a row, not memory). */
   TOOLSTORE_APPROVAL_TTL_MINUTES: z.coerce
     .number()
     .min(0.05)
-    .max(24 * 60)
+    .max(7 * 24 * 60)
     .default(5),
+  /** Ms an action waiting for a human keeps its sandbox before it parks to the database. */
+  TOOLSTORE_PARK_AFTER_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   /** How often each server process writes its heartbeat; an instance that misses two is dead. */
   TOOLSTORE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Most seconds between an audit append and the signed checkpoint of the chain head that covers it. */

@@ -2,8 +2,10 @@
  * Durability of the served path: the server is killed with SIGKILL between a write
  * call's decision and its impl. After a restart, the audit and the approval rows agree with what
  * ran: the approval and the allow decision were durable before the impl was entered, the read
- * call before it was recorded too, the effect never happened and is not claimed, and recovery
- * marks the run `interrupted` (naming the stopped process and the calls the audit saw) with nothing left pending.
+ * call before it was recorded too, the effect never happened and is not claimed. After the
+ * restart the run resumes by replay, and the write, whose outcome was never recorded, is not run
+ * again on its own: the queue holds an "uncertain" card; once a human says it had not happened,
+ * the replay runs it, exactly once.
  */
 import { fork } from "node:child_process";
 import fs from "node:fs";
@@ -13,12 +15,15 @@ import { afterAll, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { type ServerEngine, startServerEngine } from "./index";
+import { ledgerModule } from "./testing/ledger-module";
+import { until } from "./testing/served-process";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-durability-"));
 const dbFile = path.join(dir, "durability.db");
 const marker = path.join(dir, "ledger.txt");
 let db: Db | undefined;
 let restarted: ServerEngine | undefined;
+}
 
 afterAll(async () => {
   await restarted?.shutdown();
@@ -67,20 +72,43 @@ it("keeps audit and approval rows true to what ran when killed between a write's
     where: { key: "instance:doomed" },
     data: { value: new Date(Date.now() - 10 * 60_000).toISOString() },
   });
-  restarted = await startServerEngine({ db, instanceId: "after-restart", workers: 1 });
-  const after = await db.actionRun.findUniqueOrThrow({
-    where: { id: run?.id },
-    select: { status: true, errorKind: true, envelope: true },
+  restarted = await startServerEngine({
+    db,
+    instanceId: "after-restart",
+    workers: 1,
+    extraModules: [() => [ledgerModule(marker)]],
   });
-  // Interrupted, and the envelope says which calls the audit saw: the write was let through but
-  // never reported back, so its outcome is `unknown` (here it did not happen: no marker).
-  expect(after.status).toBe("interrupted");
-  expect(after.errorKind).toBe("interrupted");
-  expect(after.envelope).toMatch(/stopped/);
-  const envelope = JSON.parse(after.envelope ?? "{}") as {
-    calls?: { capability: string; outcome?: string }[];
-  };
-  expect(envelope.calls?.find((c) => c.capability === "ledger.append")?.outcome).toBe("unknown");
-  expect(await db.approval.count({ where: { status: "pending" } })).toBe(0);
+  const engine = restarted;
+  // The replay answers the read from the journal and stops at the write: it may have happened.
+  const parked = await until(
+    () => (db as Db).actionRun.findUniqueOrThrow({ where: { id: run?.id } }),
+    (r) => r.status === "waiting",
+    20_000,
+  );
+  const card = await db.approval.findFirstOrThrow({ where: { runId: run?.id, kind: "uncertain" } });
+  expect(parked?.waitingFor).toBe(card.id);
+  expect(card).toMatchObject({ capability: "ledger.append", status: "pending" });
   expect(fs.existsSync(marker)).toBe(false);
+  // The human says it had not happened: the write runs now, once.
+  await engine.approvals.decide({
+    approvalId: card.id,
+    answer: "once",
+    decidedBy: { userId, label: "Approver" },
+  });
+  const after = await until(
+    () => (db as Db).actionRun.findUniqueOrThrow({ where: { id: run?.id } }),
+    (r) => r.status === "ok",
+    20_000,
+  );
+  const envelope = JSON.parse(after?.envelope ?? "{}") as {
+    result?: unknown;
+    calls?: { capability: string; replayed?: boolean }[];
+  };
+  expect(envelope.result).toEqual({ appended: true });
+  expect(envelope.calls?.map((c) => [c.capability, c.replayed === true])).toEqual([
+    ["ledger.peek", true],
+    ["ledger.append", false],
+  ]);
+  expect(fs.readFileSync(marker, "utf8")).toBe("paid\n");
+  expect(await db.approval.count({ where: { status: "pending" } })).toBe(0);
 }, 120_000);

@@ -38,6 +38,7 @@ import { SOURCE_PLUGINS } from "../modules";
 import type { SourceContext, SourceParts, SourcePlugin } from "../modules/plugin";
 import { auditCheckpointsFor } from "../services/audit-anchor";
 import { createCapabilityCategoryLookup } from "../services/capability-categories";
+import { taskLifecycle } from "../services/mcp-tasks";
 import { getPythonRuntime } from "../services/python-runtime";
 import { startInstance } from "./maintenance";
 
@@ -70,6 +71,8 @@ export interface ServerEngineOptions {
   httpAllowedHosts?: string[];
   actionTimeoutMs?: number;
   approvalTtlMs?: number;
+  /** Ms a call waiting for a human keeps its sandbox before the run parks (TOOLSTORE_PARK_AFTER_MS). */
+  parkAfterMs?: number;
   /** Sandbox pool sizing and fair share (server/core/sandbox/pool.ts). */
   workers?: number;
   maxRunsPerKey?: number;
@@ -172,6 +175,8 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),
     ...(options.approvalPollMs ? { approvalPollMs: options.approvalPollMs } : {}),
     ...(options.cancelPollMs ? { cancelPollMs: options.cancelPollMs } : {}),
+    ...(options.parkAfterMs === undefined ? {} : { parkAfterMs: options.parkAfterMs }),
+    lifecycle: taskLifecycle(db),
   });
   engineRef = engine;
   if (options.auditCheckpoints) auditLogFor(db, { checkpoints: options.auditCheckpoints });
@@ -215,6 +220,7 @@ export function getEngine(): Promise<ServerEngine> {
       httpAllowedHosts: env.TOOLSTORE_HTTP_ALLOWED_HOSTS,
       actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
       approvalTtlMs: Math.round(env.TOOLSTORE_APPROVAL_TTL_MINUTES * 60_000),
+      parkAfterMs: env.TOOLSTORE_PARK_AFTER_MS,
       address: instanceAddress(env.HOST, env.PORT),
       heartbeatMs: env.TOOLSTORE_HEARTBEAT_MS,
       channel: processChannel(dbTarget()),

@@ -54,7 +54,11 @@ export async function startInstance(options: InstanceOptions): Promise<RunningIn
   const { db, engine, instanceId, alive, address, channel } = options;
   const unsubscribe = channel
     ? [
-        channel.on("approval", (id) => engine.approvals.wake(id)),
+        channel.on("approval", (id) => {
+          engine.approvals.wake(id);
+          // A decision taken on another instance: a parked run of this one resumes now.
+          void engine.resumeDue().catch(() => 0);
+        }),
         channel.on("cancel", () => void engine.checkCancels()),
       ]
     : [];
@@ -72,6 +76,8 @@ export async function startInstance(options: InstanceOptions): Promise<RunningIn
     async () => {
       await engine.approvals.expireDue();
       await engine.recover(alive, { startup: false });
+      // Parked runs whose approval was answered (or expired) on any instance, ours or a dead one's.
+      await engine.resumeDue();
       await endOrphanedTasks(db, { instanceId, isInstanceAlive: alive });
       await pruneInstances(db);
     },

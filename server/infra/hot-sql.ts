@@ -28,6 +28,10 @@ export interface RunRow {
   instanceId: string;
   startedAt: Date;
   mcpRequestId: string | null;
+  codeHash: string;
+  input: string | null;
+  context: string | null;
+  seed: string;
   /** A run whose row is written only once it has finished carries its end here. */
   end?: RunEnd;
 }
@@ -46,19 +50,23 @@ export function insertRun(db: Db, r: RunRow): Statement {
     db,
     sql`INSERT INTO "ActionRun" ("id", "sessionId", "surface", "userId", "apiKeyId",
     "title", "code", "mode", "status", "errorKind", "envelope", "instanceId", "startedAt", "finishedAt",
-    "durationMs", "mcpRequestId") VALUES (${r.id}, ${r.sessionId}, ${r.surface}, ${r.userId}, ${r.apiKeyId},
-    ${r.title}, ${r.code}, ${r.mode}, ${end?.status ?? "running"}, ${end?.errorKind ?? null},
-    ${end?.envelope ?? null}, ${r.instanceId}, ${r.startedAt}, ${end?.finishedAt ?? null},
-    ${end?.durationMs ?? null}, ${r.mcpRequestId})`,
+    "durationMs", "mcpRequestId", "codeHash", "input", "context", "seed") VALUES (${r.id}, ${r.sessionId},
+    ${r.surface}, ${r.userId}, ${r.apiKeyId}, ${r.title}, ${r.code}, ${r.mode}, ${end?.status ?? "running"},
+    ${end?.errorKind ?? null}, ${end?.envelope ?? null}, ${r.instanceId}, ${r.startedAt},
+    ${end?.finishedAt ?? null}, ${end?.durationMs ?? null}, ${r.mcpRequestId}, ${r.codeHash}, ${r.input},
+    ${r.context}, ${r.seed})`,
   );
 }
 
-export function finishRun(db: Db, id: string, end: RunEnd): Statement {
+/** The run's end, only while it is unfinished and (with `fence`) still has that lease token. */
+export function finishRun(db: Db, id: string, end: RunEnd, fence?: number): Statement {
+  const fenced = fence === undefined ? sql`` : sql` AND "leaseToken" = ${fence}`;
   return rawStatement(
     db,
     sql`UPDATE "ActionRun" SET "status" = ${end.status}, "errorKind" = ${end.errorKind},
-    "envelope" = ${end.envelope}, "durationMs" = ${end.durationMs}, "finishedAt" = ${end.finishedAt}
-    WHERE "id" = ${id}`,
+    "envelope" = ${end.envelope}, "durationMs" = ${end.durationMs}, "finishedAt" = ${end.finishedAt},
+    "waitingFor" = NULL
+    WHERE "id" = ${id} AND "status" IN ('running', 'queued', 'waiting')${fenced}`,
   );
 }
 
@@ -98,19 +106,53 @@ export interface DecisionRow {
   argsHash: string;
   ms: number;
   createdAt: Date;
+  /** The call's journal fields (durable actions); null on direct calls. */
+  seq: number | null;
+  state: string | null;
+  args: string | null;
+  result: string | null;
+  clock: string | null;
 }
 
+/**
+ * Decision rows; a journaled row (with `seq`) replaces the run's row at that place (an asked call
+ * is written when it starts to wait, and again once decided). Rows of one statement never repeat
+ * a place (the sink keeps the last).
+ */
 export function insertDecisions(db: Db, rows: DecisionRow[]): Statement {
   return rawStatement(
     db,
     sql`INSERT INTO "GateDecisionRecord" ("id", "runId", "sessionId", "capability", "category", "decision",
-      "reason", "ruleId", "approvalId", "argsHash", "ms", "createdAt") VALUES ${join(
+      "reason", "ruleId", "approvalId", "argsHash", "ms", "createdAt", "seq", "state", "args", "result",
+      "clock") VALUES ${join(
         rows.map(
           (d) =>
             sql`(${randomUUID()}, ${d.runId}, ${d.sessionId}, ${d.capability}, ${d.category}, ${d.decision},
-            ${d.reason}, ${d.ruleId}, ${d.approvalId}, ${d.argsHash}, ${d.ms}, ${d.createdAt})`,
+            ${d.reason}, ${d.ruleId}, ${d.approvalId}, ${d.argsHash}, ${d.ms}, ${d.createdAt}, ${d.seq},
+            ${d.state}, ${d.args}, ${d.result}, ${d.clock})`,
         ),
-      )}`,
+      )}
+      ON CONFLICT ("runId", "seq") DO UPDATE SET "decision" = excluded."decision", "reason" = excluded."reason",
+      "ruleId" = excluded."ruleId", "approvalId" = excluded."approvalId", "ms" = excluded."ms",
+      "state" = excluded."state", "result" = excluded."result"`,
+  );
+}
+
+/** A journal row's outcome (state, result, or the approval a human is asked now). */
+export function settleJournal(
+  db: Db,
+  runId: string,
+  seq: number,
+  change: { state?: string; result?: string | null; approvalId?: string },
+): Statement {
+  const sets = [
+    ...(change.state ? [sql`"state" = ${change.state}`] : []),
+    ...(change.result !== undefined ? [sql`"result" = ${change.result}`] : []),
+    ...(change.approvalId ? [sql`"approvalId" = ${change.approvalId}`] : []),
+  ];
+  return rawStatement(
+    db,
+    sql`UPDATE "GateDecisionRecord" SET ${join(sets, ", ")} WHERE "runId" = ${runId} AND "seq" = ${seq}`,
   );
 }
 

@@ -22,7 +22,9 @@ import {
   type RunEnd,
   type RunRow,
   setRunQueued,
+  settleJournal,
 } from "./hot-sql";
+import { createDurableRunQueries } from "./run-journal";
 import type { WriteBatcher } from "./write-batcher";
 
 export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
@@ -45,6 +47,10 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         instanceId: run.instanceId,
         startedAt: new Date(run.startedAt),
         mcpRequestId: run.mcpRequestId ?? null,
+        codeHash: run.codeHash ?? "",
+        input: run.inputJson ?? null,
+        context: run.context ? JSON.stringify(run.context) : null,
+        seed: run.seed ?? "",
       };
       const written = batch.defer(() => {
         unwritten.delete(run.id);
@@ -58,7 +64,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       }
     },
     flush: () => batch.flush(),
-    async finish(id, result) {
+    async finish(id, result, fence) {
       const end: RunEnd = {
         status: result.status,
         errorKind: result.errorKind,
@@ -68,11 +74,12 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       };
       const queued = unwritten.get(id);
       if (queued) {
+        // Not written yet, so nobody else can have taken it over.
         queued.row.end = end;
         await Promise.all([queued.written, batch.flush()]);
-        return;
+        return true;
       }
-      await batch.write(() => finishRun(db, id, end));
+      return (await batch.write(() => finishRun(db, id, end, fence))) === 1;
     },
     async setQueued(id, queued) {
       await batch.defer(() => setRunQueued(db, id, queued));
@@ -87,9 +94,10 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
     async listRunning() {
       return db.actionRun.findMany({
         where: { status: { in: ["running", "queued"] } },
-        select: { id: true, instanceId: true },
+        select: { id: true, instanceId: true, leaseToken: true },
       });
     },
+    ...createDurableRunQueries(db, batch),
     async markInterrupted(id, message, finishedAt) {
       const row = await db.actionRun.findUnique({ where: { id }, select: { startedAt: true } });
       const envelope: ObservationEnvelope = {
@@ -204,10 +212,58 @@ function groupedInsert<Row>(
 
 export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionSink {
   const audit = auditLogFor(db, { batch });
-  const insert = groupedInsert(batch, (rows: DecisionRow[]) => insertDecisions(db, rows));
+  /** Journal rows queued and not yet built into a commit, by run and place: a settle joins them. */
+  const queued = new Map<string, DecisionRow>();
+  const keyOf = (runId: string, seq: number) => `${runId}#${seq}`;
+  const insert = groupedInsert(batch, (rows: DecisionRow[]) => {
+    const last = new Map<string, DecisionRow>();
+    rows.forEach((row, i) => {
+      const key = row.runId !== null && row.seq !== null ? keyOf(row.runId, row.seq) : `#${i}`;
+      queued.delete(key);
+      last.delete(key);
+      last.set(key, row);
+    });
+    return insertDecisions(db, [...last.values()]);
+  });
   return {
+    async settle(runId, seq, change, options) {
+      const row = queued.get(keyOf(runId, seq));
+      if (row) {
+        if (change.state) row.state = change.state;
+        if (change.result !== undefined) row.result = change.result;
+        if (change.approvalId) row.approvalId = change.approvalId;
+        if (options?.durable) await batch.flush();
+        return;
+      }
+      const op = () => settleJournal(db, runId, seq, change);
+      await (options?.durable ? batch.write(op) : batch.defer(op, { last: true }));
+    },
     async record(d, options) {
       const durable = options?.durable === true;
+      const row: DecisionRow = {
+        runId: d.runId,
+        sessionId: d.sessionId,
+        capability: d.capability,
+        category: d.category,
+        decision: d.decisionOverride ?? d.decision,
+        reason: d.reason,
+        ruleId: d.ruleId,
+        approvalId: d.approvalId,
+        argsHash: d.argsHash,
+        ms: Math.round(d.ms),
+        createdAt: new Date(d.at),
+        seq: d.journal?.seq ?? null,
+        state: d.journal?.state ?? null,
+        args: d.journal?.args ?? null,
+        result: null,
+        clock: d.journal?.clock ?? null,
+      };
+      if (d.runId !== null && row.seq !== null) queued.set(keyOf(d.runId, row.seq), row);
+      // The wait itself is not a decision; the approval request is audited where it is made.
+      if (d.decisionOverride === "ask") {
+        await insert(row, true);
+        return;
+      }
       const entry = audit.append(
         {
           actor: { type: "system", id: d.sessionId, name: "gate" },
@@ -226,22 +282,7 @@ export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionS
         },
         { lazy: !durable },
       );
-      await insert(
-        {
-          runId: d.runId,
-          sessionId: d.sessionId,
-          capability: d.capability,
-          category: d.category,
-          decision: d.decision,
-          reason: d.reason,
-          ruleId: d.ruleId,
-          approvalId: d.approvalId,
-          argsHash: d.argsHash,
-          ms: Math.round(d.ms),
-          createdAt: new Date(d.at),
-        },
-        durable,
-      );
+      await insert(row, durable);
       await entry;
     },
   };

@@ -11,7 +11,9 @@ import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/int
 import type { CallToolResult, Result, Task } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ObservationEnvelope } from "../core/actions/envelope";
-import type { Db } from "../db";
+import type { StoredRun } from "../core/actions/ports";
+import type { RunLifecycle } from "../core/actions/run-action";
+import type { Db, Prisma } from "../db";
 
 const TASK_POLL_INTERVAL_MS = 1000;
 /** Results are kept a day unless the client asks for less; a client that comes back later gets NOT_FOUND. */
@@ -200,7 +202,8 @@ export async function endOrphanedTasks(
       where: { mcpRequestId: taskRunRequestId(task.id), apiKeyId: task.apiKeyId },
       select: { id: true, status: true, envelope: true },
     });
-    if (run && (run.status === "running" || run.status === "queued")) continue;
+    // A run another instance took over (or a parked one) still ends the task itself.
+    if (run && (run.status === "running" || run.status === "queued" || run.status === "waiting")) continue;
     const { count } = await db.mcpTask.updateMany({
       where: { id: task.id, status: { in: OPEN } },
       data: orphanEnd(task.id, run),
@@ -208,4 +211,38 @@ export async function endOrphanedTasks(
     ended += count;
   }
   return ended;
+}
+
+/** The task a run was started by, if any (ActionRun.mcpRequestId = "task:<id>"). */
+function taskOf(run: StoredRun): string | null {
+  const prefix = taskRunRequestId("");
+  return run.mcpRequestId?.startsWith(prefix) ? run.mcpRequestId.slice(prefix.length) : null;
+}
+
+/**
+ * MCP tasks follow their runs on whichever instance the run is resumed: parked ->
+ * input_required, resumed -> working (owned by the instance that resumed it), finished ->
+ * completed with the run's envelope. Only the run's lease holder reports, so a run and its task
+ * agree.
+ */
+export function taskLifecycle(db: Db): RunLifecycle {
+  const update = async (run: StoredRun, data: Prisma.McpTaskUpdateManyMutationInput) => {
+    const taskId = taskOf(run);
+    if (!taskId) return;
+    await db.mcpTask.updateMany({ where: { id: taskId, status: { in: OPEN } }, data });
+  };
+  return {
+    parked: (run, approvalId) =>
+      update(run, {
+        status: "input_required",
+        statusMessage: `Waiting for a human to answer approval ${approvalId}; the action resumes on any instance once answered (${RUN_RESOURCE_PREFIX}${run.id})`,
+      }),
+    resumed: (run) => update(run, { status: "working", statusMessage: null, instanceId: run.instanceId }),
+    finished: (run, envelope) =>
+      update(run, {
+        status: "completed",
+        statusMessage: null,
+        result: JSON.stringify(envelopeResult(envelope, run.id)),
+      }),
+  };
 }

@@ -252,7 +252,8 @@ async function park(
     onEvent,
   );
   const stored = plan.stored ?? (await deps.runs.load(plan.runId));
-  if (stored) await deps.lifecycle?.parked?.({ ...stored, status: "waiting", waitingFor: approvalId }, approvalId);
+  if (stored)
+    await deps.lifecycle?.parked?.({ ...stored, status: "waiting", waitingFor: approvalId }, approvalId);
   return true;
 }
 

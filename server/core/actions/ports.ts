@@ -3,10 +3,11 @@
  * and their approvals survive a restart and can be recovered. Implemented over Prisma in
  * server/engine.
  */
+
+import type { JournalEntry } from "../capabilities/journal";
 import type { JsonValue, Mode, Session, Surface } from "../capabilities/types";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { ObservationEnvelope } from "./envelope";
-import type { JournalEntry } from "../capabilities/journal";
 
 /**
  * `queued`: waiting for a sandbox (fair share between keys); then `running` until it finishes.
@@ -104,7 +105,10 @@ export interface RunStore {
    * running -> waiting (parked on `approvalId`), only while the run has the `fence` token; adds
    * `computeMs` to the run's compute. Commits what is queued first. False: the lease was lost.
    */
-  park(id: string, park: { approvalId: string; computeMs: number; at: number; fence: number }): Promise<boolean>;
+  park(
+    id: string,
+    park: { approvalId: string; computeMs: number; at: number; fence: number },
+  ): Promise<boolean>;
   /**
    * Take the run over for a replay: only while its token is `fromToken` and its status is one of
    * `from`; sets status running, the instance, token + 1 and replays + 1. Returns the new token.

@@ -150,9 +150,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const startedAt = deps.clock.now();
     const seed = randomBytes(16).toString("hex");
     const inputJson = input.input === undefined ? null : JSON.stringify(input.input);
-    const result = surfaces.add(runId, input.onEvent, input.signal, (reason) =>
-      cancelParked(runId, reason),
-    );
+    const result = surfaces.add(runId, input.onEvent, input.signal, (reason) => cancelParked(runId, reason));
     void start({
       runId,
       code: input.code,
@@ -276,4 +274,3 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     },
   };
 }
-

@@ -40,7 +40,10 @@ interface Entry extends RunSurface {
   cleanup(): void;
 }
 
-export function createRunSurfaces(runs: Pick<RunStore, "load">, pollMs = DEFAULT_FINISH_POLL_MS): RunSurfaces {
+export function createRunSurfaces(
+  runs: Pick<RunStore, "load">,
+  pollMs = DEFAULT_FINISH_POLL_MS,
+): RunSurfaces {
   const entries = new Map<string, Entry>();
   const watched = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -81,7 +84,8 @@ export function createRunSurfaces(runs: Pick<RunStore, "load">, pollMs = DEFAULT
     add(runId, onEvent, signal, cancelParked) {
       return new Promise<ActionRunResult>((resolve, reject) => {
         const onAbort = () => {
-          if (!entry.live) void cancelParked("the client went away while the run was parked").catch(() => false);
+          if (!entry.live)
+            void cancelParked("the client went away while the run was parked").catch(() => false);
         };
         const entry: Entry = {
           ...(onEvent ? { onEvent } : {}),

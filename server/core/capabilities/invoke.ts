@@ -149,7 +149,13 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
   const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
 
   /** Notes a call refused before the gate (unknown name, bad arguments) and hands back its error. */
-  function invalid(seq: number, name: string, category: Category | null, error: unknown, ms: number): unknown {
+  function invalid(
+    seq: number,
+    name: string,
+    category: Category | null,
+    error: unknown,
+    ms: number,
+  ): unknown {
     const prior = journal?.entry(seq);
     if (prior && journal) {
       const message = error instanceof Error ? error.message : String(error);
@@ -238,7 +244,10 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       {
         ...subjectBase(),
         ...(journal
-          ? { onApprovalRequested: (approval) => audit.waiting(cap, snapshot, approval.id, fields(call, "waiting")) }
+          ? {
+              onApprovalRequested: (approval) =>
+                audit.waiting(cap, snapshot, approval.id, fields(call, "waiting")),
+            }
           : {}),
       },
       gateCapability(cap),

@@ -29,8 +29,8 @@ export const MAX_APPROVAL_TTL_MS = 7 * 24 * 60 * 60_000;
 const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
 const DEFAULT_APPROVAL_POLL_MS = 200;
 
-export { ABANDONED_REASON, RUN_GONE_REASON };
 export { ParkedWait } from "./approval-waiters";
+export { ABANDONED_REASON, RUN_GONE_REASON };
 
 export const APPROVAL_ANSWERS = ["once", "session", "deny"] as const;
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];

@@ -18,6 +18,7 @@ import type {
   QuickJSHandle,
   QuickJSRuntime,
 } from "quickjs-emscripten-core";
+import { GuestNondetSource } from "./guest-nondet";
 import {
   BRIDGE_SOURCES,
   DRIVER_SOURCES,
@@ -53,7 +54,6 @@ import {
   QUICKJS_INITIAL_MEMORY,
   QUICKJS_MAX_MEMORY,
 } from "./quickjs-module";
-import { GuestNondetSource } from "./guest-nondet";
 import { GLOBALS_CHECK, globalsUnchanged } from "./warm-globals";
 
 const port = parentPort;
@@ -871,7 +871,11 @@ function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {
     const callId = ++r.nextCallId;
     r.pending.set(callId, deferred);
     const clock = r.nondet?.take();
-    post(clock ? { t: "call", id: r.id, callId, name, json, clock } : { t: "call", id: r.id, callId, name, json });
+    post(
+      clock
+        ? { t: "call", id: r.id, callId, name, json, clock }
+        : { t: "call", id: r.id, callId, name, json },
+    );
     return deferred.handle.dup();
   });
   ctx.setProp(ctx.global, GUEST_GLOBALS.call, call);

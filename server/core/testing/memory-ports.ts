@@ -189,7 +189,10 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
 
   const UNFINISHED = new Set(["running", "queued", "waiting"]);
   const runRows: MemoryPorts["runs"]["all"] = new Map();
-  const copy = (row: StoredRun): StoredRun => ({ ...row, context: row.context ? structuredClone(row.context) : null });
+  const copy = (row: StoredRun): StoredRun => ({
+    ...row,
+    context: row.context ? structuredClone(row.context) : null,
+  });
   const runs: MemoryPorts["runs"] = {
     all: runRows,
     journals,
@@ -284,7 +287,12 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     async listWaiting() {
       return [...runRows.values()]
         .filter((r) => r.status === "waiting")
-        .map((r) => ({ id: r.id, instanceId: r.instanceId, leaseToken: r.leaseToken, waitingFor: r.waitingFor }));
+        .map((r) => ({
+          id: r.id,
+          instanceId: r.instanceId,
+          leaseToken: r.leaseToken,
+          waitingFor: r.waitingFor,
+        }));
     },
     async markInterrupted(id, message) {
       const row = runRows.get(id);

@@ -4,46 +4,18 @@
  * and waits there, so the parent can `kill -9` it between the call's decision and its effect.
  * The effect (a line in the marker file) is only written if nobody kills the process.
  */
-import fs from "node:fs";
-import type { CapabilityModule } from "../../core/capabilities/types";
 import { createDb } from "../../db";
 import { startServerEngine } from "../index";
+import { ledgerModule } from "./ledger-module";
 
 const [dbFile, markerFile, userId] = process.argv.slice(2) as [string, string, string];
 const db = createDb({ provider: "sqlite", url: dbFile });
 
-const ledger: CapabilityModule = {
-  name: "ledger",
-  description: "A write with an observable effect, for the kill -9 test.",
-  source: "builtin",
-  versionHash: "ledger-v1",
-  exports: [
-    {
-      spec: {
-        name: "ledger.peek",
-        description: "Reads nothing.",
-        category: "read",
-        inputSchema: { type: "object", additionalProperties: true },
-      },
-      impl: async () => ({ lines: fs.existsSync(markerFile) ? fs.readFileSync(markerFile, "utf8") : "" }),
-    },
-    {
-      spec: {
-        name: "ledger.append",
-        description: "Appends a line to the marker file.",
-        category: "write",
-        inputSchema: { type: "object", properties: { line: { type: "string" } }, required: ["line"] },
-      },
-      impl: async (_run, args) => {
-        process.send?.({ t: "impl-entered" });
-        // Give the parent time to kill us before the effect happens.
-        await new Promise((r) => setTimeout(r, 30_000));
-        fs.appendFileSync(markerFile, `${String(args.line)}\n`);
-        return { appended: true };
-      },
-    },
-  ],
-};
+const ledger = ledgerModule(markerFile, async () => {
+  process.send?.({ t: "impl-entered" });
+  // Give the parent time to kill us before the effect happens.
+  await new Promise((r) => setTimeout(r, 30_000));
+});
 
 const engine = await startServerEngine({
   db,
