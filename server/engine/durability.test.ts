@@ -23,7 +23,6 @@ const dbFile = path.join(dir, "durability.db");
 const marker = path.join(dir, "ledger.txt");
 let db: Db | undefined;
 let restarted: ServerEngine | undefined;
-}
 
 afterAll(async () => {
   await restarted?.shutdown();
