@@ -111,6 +111,13 @@ export function createPrismaApprovalStore(db: Db): ApprovalStore {
       });
       return count === 1;
     },
+    async listPendingForRun(runId) {
+      const rows = await db.approval.findMany({
+        where: { status: "pending", runId },
+        select: approvalSelect,
+      });
+      return rows.map(toRecord);
+    },
     async listPending() {
       const rows = await db.approval.findMany({ where: { status: "pending" }, select: approvalSelect });
       return rows.map(toRecord);

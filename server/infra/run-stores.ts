@@ -98,7 +98,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       });
     },
     ...createDurableRunQueries(db, batch),
-    async markInterrupted(id, message, finishedAt) {
+    async markInterrupted(id, message, finishedAt, fence) {
       const row = await db.actionRun.findUnique({ where: { id }, select: { startedAt: true } });
       const envelope: ObservationEnvelope = {
         ok: false,
@@ -109,7 +109,8 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         durationMs: row ? Math.max(0, finishedAt - row.startedAt.getTime()) : 0,
       };
       const { count } = await db.actionRun.updateMany({
-        where: { id, status: { in: ["running", "queued"] } },
+        // With `fence`: only while nobody took the run over since it was seen.
+        where: { id, status: { in: ["running", "queued"] }, ...(fence === undefined ? {} : { leaseToken: fence }) },
         data: {
           status: "interrupted",
           errorKind: "interrupted",

@@ -18,6 +18,7 @@ export function createAttemptJournal(options: {
   runId: string;
   token: number;
   entries: JournalEntry[];
+  replaying: boolean;
   runs: Pick<RunStore, "holds">;
   /** Ms a call waiting for a human keeps the sandbox; Infinity never parks. */
   parkAfterMs: number;
@@ -30,6 +31,8 @@ export function createAttemptJournal(options: {
 
   const journal: AttemptJournal = {
     entry: (seq) => entries.get(seq),
+    replaying: options.replaying,
+    refers: (approvalId) => options.entries.some((e) => e.approvalId === approvalId),
     halted: () => halt,
     async holds() {
       if (halt) return false;

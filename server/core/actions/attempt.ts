@@ -156,6 +156,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
     runId,
     token: plan.token,
     entries: plan.entries,
+    replaying: plan.replay > 0,
     runs: deps.runs,
     parkAfterMs: deps.parkAfterMs,
     stop: (reason) => ended.abort(reason),

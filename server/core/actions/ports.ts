@@ -130,7 +130,7 @@ export interface RunStore {
    * running -> interrupted (the process that ran it is gone). CAS on status. The stored envelope
    * lists the calls the audit recorded for the run, each with whether its impl completed.
    */
-  markInterrupted(id: string, message: string, finishedAt: number): Promise<boolean>;
+  markInterrupted(id: string, message: string, finishedAt: number, fence?: number): Promise<boolean>;
   /** Ask for a running run to be cancelled wherever it runs; false when it is not running. */
   requestCancel(id: string, at: number): Promise<boolean>;
   /** Which of these running runs someone asked to cancel. */

@@ -33,14 +33,22 @@ export async function recoverAfterRestart(
 ): Promise<{ runsInterrupted: number; approvalsExpired: number; runsResumed: number }> {
   const alive = async (instanceId: string) =>
     instanceId === deps.instanceId || (deps.isInstanceAlive ? await deps.isInstanceAlive(instanceId) : false);
-  const dead: string[] = [];
+  const dead: { id: string; leaseToken: number }[] = [];
   let runsResumed = 0;
   for (const run of await deps.runs.listRunning()) {
     if (await alive(run.instanceId)) continue;
-    if (deps.resume && (await deps.resume(run.id).catch(() => false))) runsResumed += 1;
-    else dead.push(run.id);
+    if (deps.resume && (await deps.resume(run.id).catch(() => false))) {
+      runsResumed += 1;
+      continue;
+    }
+    // Not resumed here: maybe another instance took it over first (then it is alive).
+    const now = await deps.runs.get(run.id);
+    if (now && now.instanceId === run.instanceId && (now.status === "running" || now.status === "queued")) {
+      dead.push(run);
+    }
   }
-  const gone = new Set(dead);
+  // A run another instance took over meanwhile has another token: it is left alone.
+  const gone = new Set(dead.map((d) => d.id));
   // Approvals before runs: whoever reads a run as `interrupted` finds its approvals final too,
   // never one still pending or allowed-unused in the queue.
   const approvalsExpired = await deps.approvals.recover(
@@ -55,8 +63,10 @@ export async function recoverAfterRestart(
     { includeDirectCalls: deps.startup === true },
   );
   let runsInterrupted = 0;
-  for (const id of dead) {
-    if (await deps.runs.markInterrupted(id, INTERRUPTED_MESSAGE, deps.clock.now())) runsInterrupted += 1;
+  for (const { id, leaseToken } of dead) {
+    if (await deps.runs.markInterrupted(id, INTERRUPTED_MESSAGE, deps.clock.now(), leaseToken)) {
+      runsInterrupted += 1;
+    }
   }
   return { runsInterrupted, approvalsExpired, runsResumed };
 }

@@ -187,7 +187,17 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     ...(init.persisted ? { persisted: init.persisted } : {}),
     emit: audit.emit,
     ...(journal ? { awaitApproval: journal.awaitApproval } : {}),
+    ...(journal?.replaying && persistedRunId ? { adoptApproval } : {}),
   });
+
+  /** The oldest pending request for this call the journal does not know (its attempt died first). */
+  async function adoptApproval(capability: string, argsHash: string) {
+    const pending = await deps.gate.approvals.pendingForRun(persistedRunId as string);
+    const mine = pending
+      .filter((r) => r.capability === capability && r.argsHash === argsHash && !journal?.refers(r.id))
+      .sort((a, b) => a.createdAt - b.createdAt);
+    return mine[0] ?? null;
+  }
 
   async function invokeWith(
     name: string,

@@ -61,6 +61,10 @@ export type RunHalt =
 export interface RunJournal {
   /** The entry an earlier attempt recorded at `seq`, if any. */
   entry(seq: number): JournalEntry | undefined;
+  /** A replay (not the run's first attempt). */
+  readonly replaying: boolean;
+  /** Whether a journal entry refers to this approval. */
+  refers(approvalId: string): boolean;
   /** Whether this attempt still owns the run (checked before an impl that may change the world). */
   holds(): Promise<boolean>;
   /** Stops the attempt; returns the error for the call in flight (the guest never sees it). */

@@ -22,6 +22,11 @@ export interface GateSubject {
   emit?: (event: EngineEvent) => void;
   /** Resolves once the run's own row is written (an approval row refers to it). */
   persisted?: () => Promise<void>;
+  /**
+   * A pending request for this call that an earlier attempt of the run made (it died before
+   * journaling it): the replay waits on it instead of asking twice.
+   */
+  adoptApproval?: (capability: string, argsHash: string) => Promise<ApprovalRecord | null>;
   /** Called once the approval row exists, before the wait (a durable run journals the call as waiting). */
   onApprovalRequested?: (approval: ApprovalRecord) => Promise<void>;
   /**
@@ -98,17 +103,20 @@ export function createGate(deps: GateDeps): Gate {
 
     await subject.persisted?.();
     const rule = evaluation.ruleId ? rules.find((r) => r.id === evaluation.ruleId) : undefined;
-    const approval = await deps.approvals.request(
-      {
-        runId: subject.runId,
-        session: subject.session,
-        capability,
-        snapshot,
-        sessionGrantable: evaluation.sessionGrantable,
-        ...(rule?.approvalTtlMinutes ? { ttlMs: rule.approvalTtlMinutes * MINUTE_MS } : {}),
-      },
-      subject.emit,
-    );
+    const adopted = await subject.adoptApproval?.(capability.name, snapshot.hash);
+    const approval =
+      adopted ??
+      (await deps.approvals.request(
+        {
+          runId: subject.runId,
+          session: subject.session,
+          capability,
+          snapshot,
+          sessionGrantable: evaluation.sessionGrantable,
+          ...(rule?.approvalTtlMinutes ? { ttlMs: rule.approvalTtlMinutes * MINUTE_MS } : {}),
+        },
+        subject.emit,
+      ));
     await subject.onApprovalRequested?.(approval);
     return settleApproval(subject, approval.id, snapshot, evaluation.ruleId);
   }

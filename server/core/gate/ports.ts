@@ -115,6 +115,8 @@ export interface ApprovalStore {
   /** allowed and not consumed -> abandoned (the run died before it used the approval). */
   abandon(id: string, reason: string): Promise<boolean>;
   listPending(): Promise<ApprovalRecord[]>;
+  /** The pending requests of one run (a replay finds a request its earlier attempt made). */
+  listPendingForRun?(runId: string): Promise<ApprovalRecord[]>;
   /** Allowed approvals not yet consumed (recovery abandons those whose run is gone). */
   listAllowedUnconsumed(): Promise<ApprovalRecord[]>;
 }

@@ -294,9 +294,10 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
           waitingFor: r.waitingFor,
         }));
     },
-    async markInterrupted(id, message) {
+    async markInterrupted(id, message, _at, fence) {
       const row = runRows.get(id);
       if (row?.status !== "running" && row?.status !== "queued") return false;
+      if (fence !== undefined && row.leaseToken !== fence) return false;
       row.status = "interrupted";
       const calls = decisions.all
         .filter((d) => d.runId === id)
