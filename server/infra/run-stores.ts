@@ -110,7 +110,11 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       };
       const { count } = await db.actionRun.updateMany({
         // With `fence`: only while nobody took the run over since it was seen.
-        where: { id, status: { in: ["running", "queued"] }, ...(fence === undefined ? {} : { leaseToken: fence }) },
+        where: {
+          id,
+          status: { in: ["running", "queued"] },
+          ...(fence === undefined ? {} : { leaseToken: fence }),
+        },
         data: {
           status: "interrupted",
           errorKind: "interrupted",

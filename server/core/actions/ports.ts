@@ -5,7 +5,7 @@
  */
 
 import type { JournalEntry } from "../capabilities/journal";
-import type { JsonValue, Mode, Session, Surface } from "../capabilities/types";
+import type { Mode, Session, Surface } from "../capabilities/types";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { ObservationEnvelope } from "./envelope";
 

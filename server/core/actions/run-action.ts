@@ -222,29 +222,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     return resumed;
   }
 
-  async function cancelParked(runId: string, reason: string): Promise<boolean> {
-    const stored = await deps.runs.load(runId);
-    if (stored?.status !== "waiting") return false;
-    const finishedAt = deps.clock.now();
-    const envelope: ObservationEnvelope = {
-      ok: false,
-      error: { kind: "cancelled", message: `cancelled: ${reason}` },
-      logs: [],
-      calls: [],
-      images: [],
-      durationMs: finishedAt - stored.startedAt,
-    };
-    const done = await deps.runs.finish(
-      runId,
-      { status: "error", errorKind: "cancelled", envelope, durationMs: envelope.durationMs, finishedAt },
-      stored.leaseToken,
-    );
-    if (done) {
-      surfaces.resolve(runId, { runId, envelope });
-      await deps.lifecycle?.finished?.(stored, envelope);
-    }
-    return done;
-  }
+  const cancelParked = (runId: string, reason: string) => cancelParkedRun(deps, surfaces, runId, reason);
 
   function createDirectRun(input: Omit<DirectInvokeInput, "name" | "args">): EngineRun {
     return createEngineRun(deps, {
@@ -273,4 +251,34 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       return { value, run: engineRun };
     },
   };
+}
+
+/** Ends a parked run as cancelled (its surface gets the envelope); false when it was not parked. */
+async function cancelParkedRun(
+  deps: ActionRunnerDeps,
+  surfaces: ReturnType<typeof createRunSurfaces>,
+  runId: string,
+  reason: string,
+): Promise<boolean> {
+  const stored = await deps.runs.load(runId);
+  if (stored?.status !== "waiting") return false;
+  const finishedAt = deps.clock.now();
+  const envelope: ObservationEnvelope = {
+    ok: false,
+    error: { kind: "cancelled", message: `cancelled: ${reason}` },
+    logs: [],
+    calls: [],
+    images: [],
+    durationMs: finishedAt - stored.startedAt,
+  };
+  const done = await deps.runs.finish(
+    runId,
+    { status: "error", errorKind: "cancelled", envelope, durationMs: envelope.durationMs, finishedAt },
+    stored.leaseToken,
+  );
+  if (done) {
+    surfaces.resolve(runId, { runId, envelope });
+    await deps.lifecycle?.finished?.(stored, envelope);
+  }
+  return done;
 }

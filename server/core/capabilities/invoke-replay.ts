@@ -79,7 +79,7 @@ export async function replayFromJournal(
 async function uncertainCall(ctx: ReplayContext, call: CallContext, prior: JournalEntry): Promise<unknown> {
   const { approvals } = ctx.deps.gate;
   let record: ApprovalRecord | null = prior.approvalId ? await approvals.get(prior.approvalId) : null;
-  if (!record || record.kind !== "uncertain" || record.consumedAt !== null) {
+  if (record?.kind !== "uncertain" || record.consumedAt !== null) {
     record = await approvals.request(
       {
         runId: ctx.runId,

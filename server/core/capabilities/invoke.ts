@@ -5,30 +5,15 @@
  * The impl receives the frozen snapshot, the same bytes that were hashed, shown and approved.
  */
 import { AppError, isAppError } from "../errors";
-import type { Gate, GateOutcome } from "../gate/gate";
-import type {
-  Clock,
-  DecisionSink,
-  EngineEvent,
-  EventPublisher,
-  GateVerdict,
-  JournalFields,
-  JournalSettle,
-} from "../gate/ports";
+import type { Gate } from "../gate/gate";
+import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
 import { replayFromJournal } from "./invoke-replay";
-import {
-  divergedMessage,
-  encodeJournalError,
-  encodeJournalResult,
-  JOURNAL_ARGS_MAX,
-  type JournalEntry,
-  JournaledError,
-  type RunJournal,
-} from "./journal";
+import { createCallSteps, type SharedRunState } from "./invoke-steps";
+import { divergedMessage, type JournalEntry, JournaledError, type RunJournal } from "./journal";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
 import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
-import type { CallSite, CapabilityRun, Category, ImageRef, JsonObject, Session } from "./types";
+import type { CallSite, CapabilityRun, Category, ImageRef, Session } from "./types";
 import { validateArgs } from "./validate";
 
 /** One line of the envelope's `calls`. "invalid": refused before the gate (unknown name, bad arguments). */
@@ -147,37 +132,8 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     ...(init.persisted ? { persisted: init.persisted } : {}),
   });
   const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
-
-  /** Notes a call refused before the gate (unknown name, bad arguments) and hands back its error. */
-  function invalid(
-    seq: number,
-    name: string,
-    category: Category | null,
-    error: unknown,
-    ms: number,
-  ): unknown {
-    const prior = journal?.entry(seq);
-    if (prior && journal) {
-      const message = error instanceof Error ? error.message : String(error);
-      return journal.halt({
-        kind: "diverged",
-        message: divergedMessage(seq, prior, { capability: name, invalid: message }),
-      });
-    }
-    calls.push({ capability: name, category, decision: "invalid", reason: (error as Error).message, ms });
-    audit.refused(name, category, error);
-    return error;
-  }
-
-  function fields(call: CallContext, state: JournalFields["state"]): JournalFields | undefined {
-    if (!journal) return undefined;
-    return {
-      seq: call.seq,
-      state,
-      args: call.snapshot.json.length <= JOURNAL_ARGS_MAX ? call.snapshot.json : null,
-      clock: call.clock?.length ? JSON.stringify(call.clock) : null,
-    };
-  }
+  const shared: SharedRunState = { calls, images, inFlight, journal, audit, persistedRunId };
+  const { invalid, fields, decided, runImpl, adoptApproval } = createCallSteps(deps, init, shared, () => run);
 
   const subjectBase = () => ({
     runId: persistedRunId,
@@ -189,15 +145,6 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     ...(journal ? { awaitApproval: journal.awaitApproval } : {}),
     ...(journal?.replaying && persistedRunId ? { adoptApproval } : {}),
   });
-
-  /** The oldest pending request for this call the journal does not know (its attempt died first). */
-  async function adoptApproval(capability: string, argsHash: string) {
-    const pending = await deps.gate.approvals.pendingForRun(persistedRunId as string);
-    const mine = pending
-      .filter((r) => r.capability === capability && r.argsHash === argsHash && !journal?.refers(r.id))
-      .sort((a, b) => a.createdAt - b.createdAt);
-    return mine[0] ?? null;
-  }
 
   async function invokeWith(
     name: string,
@@ -264,66 +211,6 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       snapshot,
     );
     return decided(call, outcome);
-  }
-
-  /** After the gate: record the decision (and the journal row), then run the impl if allowed. */
-  async function decided(call: CallContext, outcome: GateOutcome, replayed = false): Promise<unknown> {
-    const { cap, name } = call;
-    const decidedMs = deps.clock.now() - call.started;
-    const allowed = outcome.decision === "allow";
-    await audit.decision(cap, call.snapshot, outcome, decidedMs, fields(call, allowed ? "started" : null));
-    const line: CallRecord = {
-      capability: name,
-      category: cap.spec.category,
-      decision: outcome.decision,
-      reason: outcome.reason,
-      ms: decidedMs,
-      ...(replayed ? { replayed: true } : {}),
-    };
-    calls.push(line);
-    if (!allowed) throw gateError(name, outcome.decision as "deny" | "blocked", outcome.reason);
-    return runImpl(call, line);
-  }
-
-  /** The impl itself, with its journal row settled after it (a stalled owner stops before it). */
-  async function runImpl(call: CallContext, line: CallRecord): Promise<unknown> {
-    const { cap, name, seq } = call;
-    const changes = cap.spec.category !== "read" && cap.spec.journal !== "nested";
-    if (journal && changes && !(await journal.holds())) {
-      throw journal.halt({
-        kind: "lease_lost",
-        message: "another instance took this run over; this one stopped before the call",
-      });
-    }
-    let ok = false;
-    const firstImage = images.length;
-    const running = cap.impl(run, call.snapshot.value as JsonObject, call.site);
-    inFlight.add(running);
-    try {
-      const result = await running;
-      ok = true;
-      const text = persistedRunId ? encodeJournalResult(result, images.slice(firstImage)) : null;
-      // Too large to keep: the row stays `started` (a replay runs a read again, asks about a write).
-      if (journal && persistedRunId && text !== null) {
-        settle(seq, { state: "ok", result: text }, changes);
-      }
-      return result;
-    } catch (error) {
-      // A call cut short because the run ended (parked, cancelled) has no outcome to replay.
-      if (journal && persistedRunId && !init.signal.aborted) {
-        settle(seq, { state: "error", result: encodeJournalError(toGuestError(name, error)) }, changes);
-      }
-      throw error;
-    } finally {
-      inFlight.delete(running);
-      line.ms = deps.clock.now() - call.started;
-      audit.finished(name, ok, line.ms);
-    }
-  }
-
-  function settle(seq: number, change: JournalSettle, durable: boolean): void {
-    if (!persistedRunId) return;
-    audit.track(deps.decisions.settle(persistedRunId, seq, change, { durable }));
   }
 
   const replayCall = (call: CallContext, prior: JournalEntry) =>

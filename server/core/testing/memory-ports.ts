@@ -4,7 +4,6 @@
  */
 
 import type { EnginePorts } from "../actions/engine";
-import type { ObservationEnvelope } from "../actions/envelope";
 import type { RunStore, StoredRun } from "../actions/ports";
 import { type JournalEntry, parseJournalClock, parseJournalResult } from "../capabilities/journal";
 import type { AssetStore, StoredAsset } from "../capabilities/ports";
