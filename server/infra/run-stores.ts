@@ -375,6 +375,7 @@ export function createPrismaRuleSource(db: Db, cacheMs = 200): RuleSource & { in
         conditions: true,
         versionHash: true,
         description: true,
+        approvalTtlMinutes: true,
       },
     });
     return rows.map((row) => {
@@ -388,6 +389,7 @@ export function createPrismaRuleSource(db: Db, cacheMs = 200): RuleSource & { in
         conditions: parseConditions(row.conditions, row.id),
         versionHash: row.versionHash,
         description: row.description,
+        approvalTtlMinutes: row.approvalTtlMinutes,
       };
     });
   }
