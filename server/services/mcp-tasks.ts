@@ -11,8 +11,7 @@ import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/int
 import type { CallToolResult, Result, Task } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ObservationEnvelope } from "../core/actions/envelope";
-import type { StoredRun } from "../core/actions/ports";
-import type { RunLifecycle } from "../core/actions/run-action";
+import type { RunLifecycle, RunRef } from "../core/actions/run-action";
 import type { Db, Prisma } from "../db";
 
 const TASK_POLL_INTERVAL_MS = 1000;
@@ -214,7 +213,7 @@ export async function endOrphanedTasks(
 }
 
 /** The task a run was started by, if any (ActionRun.mcpRequestId = "task:<id>"). */
-function taskOf(run: StoredRun): string | null {
+function taskOf(run: RunRef): string | null {
   const prefix = taskRunRequestId("");
   return run.mcpRequestId?.startsWith(prefix) ? run.mcpRequestId.slice(prefix.length) : null;
 }
@@ -226,7 +225,7 @@ function taskOf(run: StoredRun): string | null {
  * agree.
  */
 export function taskLifecycle(db: Db): RunLifecycle {
-  const update = async (run: StoredRun, data: Prisma.McpTaskUpdateManyMutationInput) => {
+  const update = async (run: RunRef, data: Prisma.McpTaskUpdateManyMutationInput) => {
     const taskId = taskOf(run);
     if (!taskId) return;
     await db.mcpTask.updateMany({ where: { id: taskId, status: { in: OPEN } }, data });

@@ -17,7 +17,7 @@ import { buildEnvelope, type ObservationEnvelope } from "./envelope";
 import { executeAction } from "./execute-action";
 import type { LocalRuns } from "./local-runs";
 import type { RunStore, StoredRun } from "./ports";
-import type { ActionRunResult, RunLifecycle } from "./run-action";
+import type { ActionRunResult, RunLifecycle, RunRef } from "./run-action";
 import type { RunSurfaces } from "./run-surfaces";
 
 /** Reason for the run's own signal; a plain object, so no DOMException is built per run. */
@@ -238,6 +238,14 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
   return { kind: "finished", result: { runId, envelope } };
 }
 
+function runRef(deps: AttemptDeps, plan: AttemptPlan): RunRef {
+  return {
+    id: plan.runId,
+    mcpRequestId: plan.create?.mcpRequestId ?? plan.stored?.mcpRequestId ?? null,
+    instanceId: deps.instanceId,
+  };
+}
+
 async function park(
   deps: AttemptDeps,
   plan: AttemptPlan,
@@ -252,9 +260,7 @@ async function park(
     { type: "run.parked", runId: plan.runId, sessionId: plan.session.id, approvalId, at },
     onEvent,
   );
-  const stored = plan.stored ?? (await deps.runs.load(plan.runId));
-  if (stored)
-    await deps.lifecycle?.parked?.({ ...stored, status: "waiting", waitingFor: approvalId }, approvalId);
+  await deps.lifecycle?.parked?.(runRef(deps, plan), approvalId);
   return true;
 }
 
@@ -305,9 +311,6 @@ async function recordFinish(
       `the audit of run ${runId} could not be written: ${(error as Error).message}`,
     );
   }
-  if (deps.lifecycle?.finished) {
-    const stored = plan.stored ?? (await deps.runs.load(runId));
-    if (stored) await deps.lifecycle.finished(stored, envelope);
-  }
+  await deps.lifecycle?.finished?.(runRef(deps, plan), envelope);
   return true;
 }

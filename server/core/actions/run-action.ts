@@ -50,10 +50,13 @@ export interface ActionRunnerDeps extends InvokeDeps {
   lifecycle?: RunLifecycle;
 }
 
+/** Which run, and which instance owns it now. */
+export type RunRef = Pick<StoredRun, "id" | "mcpRequestId" | "instanceId">;
+
 export interface RunLifecycle {
-  parked?(run: StoredRun, approvalId: string): void | Promise<void>;
-  resumed?(run: StoredRun): void | Promise<void>;
-  finished?(run: StoredRun, envelope: ObservationEnvelope): void | Promise<void>;
+  parked?(run: RunRef, approvalId: string): void | Promise<void>;
+  resumed?(run: RunRef): void | Promise<void>;
+  finished?(run: RunRef, envelope: ObservationEnvelope): void | Promise<void>;
 }
 
 export interface RunActionInput {
@@ -194,7 +197,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     if (token === null) return false;
     const entries = await deps.runs.journal(runId);
     const replay = stored.replays + 1;
-    await deps.lifecycle?.resumed?.({ ...stored, status: "running", leaseToken: token, replays: replay });
+    await deps.lifecycle?.resumed?.({ ...stored, instanceId: deps.instanceId });
     void start({
       runId,
       code: stored.code,
