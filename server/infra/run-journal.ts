@@ -14,7 +14,7 @@ import type { WriteBatcher } from "./write-batcher";
 
 type DurableQueries = Pick<
   RunStore,
-  "load" | "journal" | "park" | "claim" | "holds" | "listResumable" | "listWaiting"
+  "load" | "journal" | "park" | "claim" | "holds" | "listResumable" | "listWaiting" | "finishedAmong"
 >;
 
 function parseJson<T>(text: string | null): T | null {
@@ -117,6 +117,20 @@ export function createDurableRunQueries(db: Db, batch: WriteBatcher): DurableQue
         ORDER BY r."parkedAt" LIMIT ${limit}`,
       );
       return rows.map((r) => ({ id: r.id, instanceId: r.instanceId, leaseToken: Number(r.leaseToken) }));
+    },
+    async finishedAmong(ids) {
+      const out: { id: string; envelope: ObservationEnvelope }[] = [];
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = await db.actionRun.findMany({
+          where: { id: { in: ids.slice(i, i + 500) }, status: { in: ["ok", "error", "interrupted"] } },
+          select: { id: true, envelope: true },
+        });
+        for (const row of rows) {
+          const envelope = parseJson<ObservationEnvelope>(row.envelope);
+          if (envelope) out.push({ id: row.id, envelope });
+        }
+      }
+      return out;
     },
     async listWaiting() {
       return db.actionRun.findMany({

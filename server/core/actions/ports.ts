@@ -124,6 +124,8 @@ export interface RunStore {
    * token; `limit` at most.
    */
   listResumable(limit: number): Promise<{ id: string; instanceId: string; leaseToken: number }[]>;
+  /** Which of these runs have finished, with their envelopes (surfaces waiting here look them up). */
+  finishedAmong(ids: string[]): Promise<{ id: string; envelope: ObservationEnvelope }[]>;
   /** Parked runs' lease of a dead instance, for recovery (owner, token). */
   listWaiting(): Promise<{ id: string; instanceId: string; leaseToken: number; waitingFor: string | null }[]>;
   /**

@@ -1,17 +1,8 @@
-/**
- * The surfaces waiting here for their runs' results (an MCP request, a playground tab): one per
- * run started on this instance. An attempt that finishes here hands the result over at once; a
- * run that parked, or that another instance took over, is looked up in the store every
- * `pollMs` until it finished, wherever that happened. A surface that goes away while its run is
- * parked cancels the run, as it would a live one.
- */
-import { AppError } from "../errors";
 import type { EngineEvent } from "../gate/ports";
 import type { RunStore } from "./ports";
 import type { ActionRunResult } from "./run-action";
 
-const DEFAULT_FINISH_POLL_MS = 500;
-const FINAL = new Set(["ok", "error", "interrupted"]);
+const DEFAULT_FINISH_POLL_MS = 1000;
 
 export interface RunSurface {
   onEvent?: (event: EngineEvent) => void;
@@ -41,7 +32,7 @@ interface Entry extends RunSurface {
 }
 
 export function createRunSurfaces(
-  runs: Pick<RunStore, "load">,
+  runs: Pick<RunStore, "finishedAmong">,
   pollMs = DEFAULT_FINISH_POLL_MS,
 ): RunSurfaces {
   const entries = new Map<string, Entry>();
@@ -59,17 +50,13 @@ export function createRunSurfaces(
 
   async function poll(): Promise<void> {
     timer = undefined;
-    for (const runId of [...watched]) {
-      try {
-        const stored = await runs.load(runId);
-        if (!stored) settle(runId, (e) => e.reject(new AppError("NOT_FOUND", `run ${runId} is gone`)));
-        else if (FINAL.has(stored.status) && stored.envelope) {
-          const envelope = stored.envelope;
-          settle(runId, (e) => e.resolve({ runId, envelope }));
-        }
-      } catch {
-        // Looked at again on the next tick.
+    try {
+      // One read for all of them (10,000 parked runs are 20 queries a tick, not 10,000).
+      for (const { id, envelope } of await runs.finishedAmong([...watched])) {
+        settle(id, (e) => e.resolve({ runId: id, envelope }));
       }
+    } catch {
+      // Looked at again on the next tick.
     }
     schedule();
   }

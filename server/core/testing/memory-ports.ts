@@ -283,6 +283,12 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
         .slice(0, limit)
         .map((r) => ({ id: r.id, instanceId: r.instanceId, leaseToken: r.leaseToken }));
     },
+    async finishedAmong(ids) {
+      return ids.flatMap((id) => {
+        const row = runRows.get(id);
+        return row && !UNFINISHED.has(row.status) && row.envelope ? [{ id, envelope: row.envelope }] : [];
+      });
+    },
     async listWaiting() {
       return [...runRows.values()]
         .filter((r) => r.status === "waiting")
