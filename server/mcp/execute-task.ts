@@ -68,14 +68,18 @@ export async function runAsTask(
 ): Promise<void> {
   const controller = new AbortController();
   const waiting = new Map<string, PendingApprovalInfo>();
-  const cancelWatch = setInterval(() => {
-    void store.getTask(taskId).then(
-      (t) => {
-        if (t?.status === "cancelled") controller.abort("the client cancelled the task");
-      },
-      () => undefined,
-    );
-  }, TASK_POLL_MS);
+  const cancelled = () => controller.abort("the client cancelled the task");
+  const unwatch =
+    backend.watchTaskCancel?.(taskId, cancelled) ??
+    (() => {
+      const timer = setInterval(() => {
+        void store.getTask(taskId).then(
+          (t) => t?.status === "cancelled" && cancelled(),
+          () => undefined,
+        );
+      }, TASK_POLL_MS);
+      return () => clearInterval(timer);
+    })();
   const waitingMessage = () =>
     [...waiting.values()]
       .map((i) => `Waiting for approval of ${i.capability} (${i.category}) at ${backend.approvalUrl(i.id)}`)
@@ -113,6 +117,6 @@ export async function runAsTask(
       })
       .catch(() => undefined);
   } finally {
-    clearInterval(cancelWatch);
+    unwatch();
   }
 }

@@ -17,7 +17,7 @@ import type { SkillStore } from "../core/skills";
 import type { Db } from "../db";
 import type { ServerEngine } from "../engine";
 import type { ApiKeyIdentity } from "../services/api-keys";
-import { createMcpTaskStore } from "../services/mcp-tasks";
+import { createMcpTaskStore, createTaskCancelWatch } from "../services/mcp-tasks";
 
 /** What the MCP surface (server/mcp) needs from the engine; server/mcp only adapts the protocol. */
 export interface PendingApprovalInfo {
@@ -58,6 +58,8 @@ export interface McpBackend {
    * server does not offer tasks and every call runs in its request.
    */
   taskStore?(identity: ApiKeyIdentity): TaskStore;
+  /** Calls `onCancel` once a client cancels the task (one poll for all the tasks of the process). */
+  watchTaskCancel?(taskId: string, onCancel: () => void): () => void;
   /**
    * notifications/cancelled for a request of this key's MCP session: cancels the run it started,
    * on whichever instance runs it. False when no such run is running.
@@ -253,7 +255,9 @@ function createRunQueries(deps: BackendDeps): Pick<McpBackend, "cancelRequest" |
 }
 
 export function createMcpBackend(deps: BackendDeps): McpBackend {
+  const cancels = createTaskCancelWatch(deps.db);
   return {
+    watchTaskCancel: cancels.watch,
     describe: createCachedDescribe(deps.engine),
     execute: createExecute(deps.engine),
     ...createRunQueries(deps),

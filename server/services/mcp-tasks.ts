@@ -245,3 +245,46 @@ export function taskLifecycle(db: Db): RunLifecycle {
       }),
   };
 }
+
+/**
+ * Which of the tasks this process runs a client cancelled: one query a tick for all of them
+ * (a gateway with 10,000 tasks waiting on humans polls 20 times a second, not 10,000).
+ */
+export function createTaskCancelWatch(db: Db, pollMs = TASK_POLL_INTERVAL_MS) {
+  const watched = new Map<string, () => void>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  async function poll(): Promise<void> {
+    const ids = [...watched.keys()];
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await db.mcpTask.findMany({
+        where: { id: { in: ids.slice(i, i + 500) }, status: "cancelled" },
+        select: { id: true },
+      });
+      for (const { id } of rows) {
+        watched.get(id)?.();
+        watched.delete(id);
+      }
+    }
+  }
+  function schedule(): void {
+    if (timer || watched.size === 0) return;
+    timer = setTimeout(() => {
+      void poll()
+        .catch(() => undefined)
+        .finally(() => {
+          timer = undefined;
+          schedule();
+        });
+    }, pollMs);
+    timer.unref?.();
+  }
+  return {
+    watch(taskId: string, onCancel: () => void): () => void {
+      watched.set(taskId, onCancel);
+      schedule();
+      return () => {
+        watched.delete(taskId);
+      };
+    },
+  };
+}
