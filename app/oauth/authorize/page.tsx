@@ -110,7 +110,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
             <input type="radio" name="mount" value="some" />
             Only these:
           </label>
-          <div className="checks consent-modules" role="group" aria-label="Modules to mount">
+          <fieldset className="checks consent-modules" aria-label="Modules to mount">
             {modules.map((m) => (
               <label key={m.name}>
                 <input type="checkbox" name="module" value={m.name} />
@@ -118,7 +118,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
               </label>
             ))}
             {modules.length === 0 && <span className="muted small">No modules yet.</span>}
-          </div>
+          </fieldset>
         </fieldset>
         {problem && (
           <p className="error-box" role="alert">

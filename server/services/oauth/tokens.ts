@@ -143,7 +143,7 @@ async function refresh(db: Db, client: KnownClient, form: URLSearchParams, ttl: 
   if (!token) throw new OAuthError("invalid_request", "refresh_token is required");
   const tokenHash = sha256(token);
   const row = await db.oAuthToken.findUnique({ where: { tokenHash } });
-  if (!row || row.kind !== "refresh") throw new OAuthError("invalid_grant", "unknown refresh token");
+  if (row?.kind !== "refresh") throw new OAuthError("invalid_grant", "unknown refresh token");
   const grant = await db.oAuthGrant.findUnique({ where: { id: row.grantId } });
   if (!grant || grant.revokedAt)
     throw new OAuthError("invalid_grant", "the grant was revoked; authorize again");
@@ -228,7 +228,7 @@ export async function verifyAccessToken(db: Db, resource: string, token: string)
   if (!token.startsWith(ACCESS_PREFIX) || token.length > 200)
     return { ok: false, reason: "not an access token" };
   const row = await db.oAuthToken.findUnique({ where: { tokenHash: sha256(token) } });
-  if (!row || row.kind !== "access") return { ok: false, reason: "unknown access token" };
+  if (row?.kind !== "access") return { ok: false, reason: "unknown access token" };
   if (row.revokedAt) return { ok: false, reason: "the access token was revoked" };
   if (row.expiresAt.getTime() <= Date.now())
     return { ok: false, reason: "the access token expired; refresh it" };
