@@ -8,7 +8,8 @@ import { MODES, type Mode } from "../core/capabilities/types";
 import { getDb } from "../db";
 import { loadEnv, publicUrl } from "../env";
 import { processSingleton } from "../infra/process-singletons";
-import { SESSION_COOKIE, sessionUser } from "../services/auth";
+import { completeUpstreamAuthorization } from "../modules/mcp-servers/upstream-oauth";
+import { roleAtLeast, SESSION_COOKIE, sessionUser } from "../services/auth";
 import {
   approveAuthorization,
   checkAuthorizationRequest,
@@ -75,4 +76,28 @@ function seeOther(location: string): Response {
 
 function plain(status: number, text: string): Response {
   return new Response(`${text}\n`, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+}
+
+/**
+ * GET /oauth/upstream/callback: an admin's browser comes back from an upstream MCP server's
+ * authorization server. The code is exchanged, the server is reached again (its tools listed), and
+ * the browser goes back to the server's page.
+ */
+export async function handleUpstreamCallback(
+  req: Request,
+  reach: (name: string) => Promise<unknown>,
+): Promise<Response> {
+  const db = getDb();
+  const site = siteOfRequest(req);
+  const user = await sessionUser(db, readCookie(req.headers.get("cookie"), SESSION_COOKIE));
+  const params = new URL(req.url).searchParams;
+  if (!user) return seeOther(`${site.issuer}/signin?next=${encodeURIComponent(`/oauth/upstream/callback?${params}`)}`);
+  if (!roleAtLeast(user.role, "admin")) return plain(403, "Only an admin can authorize an MCP server.");
+  try {
+    const name = await completeUpstreamAuthorization(db, params, { origin: site.issuer });
+    await reach(name).catch(() => undefined);
+    return seeOther(`${site.issuer}/mcp-servers/${encodeURIComponent(name)}?authorized=1`);
+  } catch (error) {
+    return plain(400, `Authorization failed: ${(error as Error).message}`);
+  }
 }
