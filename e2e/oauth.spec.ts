@@ -6,7 +6,11 @@
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { expect, type Page, test } from "@playwright/test";
 import { ADMIN, adminContext, screenshot } from "./helpers";
 
@@ -52,7 +56,11 @@ async function catchRedirect(page: Page): Promise<() => URL> {
   let landed: URL | undefined;
   await page.route(`${REDIRECT}**`, (route) => {
     landed = new URL(route.request().url());
-    return route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Signed in, back to the client</h1>" });
+    return route.fulfill({
+      status: 200,
+      contentType: "text/html",
+      body: "<h1>Signed in, back to the client</h1>",
+    });
   });
   return () => {
     if (!landed) throw new Error("the browser was not sent to the redirect URI");
@@ -61,7 +69,9 @@ async function catchRedirect(page: Page): Promise<() => URL> {
 }
 
 async function execute(client: Client, code: string) {
-  const r = (await client.callTool({ name: "execute_code", arguments: { code } }, undefined, { timeout: 60_000 })) as {
+  const r = (await client.callTool({ name: "execute_code", arguments: { code } }, undefined, {
+    timeout: 60_000,
+  })) as {
     structuredContent?: { ok: boolean; result?: unknown; error?: { kind: string } };
   };
   return r.structuredContent;
@@ -99,12 +109,17 @@ test("[OAUTH]: a client signs in through the consent page, runs execute_code wit
 
   await page.getByRole("radio", { name: /^default/ }).check();
   await page.getByRole("radio", { name: "Only these:" }).check();
-  await page.getByRole("group", { name: "Modules to mount" }).getByRole("checkbox", { name: "calculator" }).check();
+  await page
+    .getByRole("group", { name: "Modules to mount" })
+    .getByRole("checkbox", { name: "calculator" })
+    .check();
   await page.getByRole("button", { name: "Allow" }).click();
   await expect(page.getByRole("heading", { name: "Signed in, back to the client" })).toBeVisible();
   const back = landed();
   expect(back.searchParams.get("iss")).toBe(new URL(String(baseURL)).origin);
-  expect(await auth(provider, { serverUrl, authorizationCode: back.searchParams.get("code") ?? "" })).toBe("AUTHORIZED");
+  expect(await auth(provider, { serverUrl, authorizationCode: back.searchParams.get("code") ?? "" })).toBe(
+    "AUTHORIZED",
+  );
 
   const client = new Client({ name: "e2e-connector", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider }));

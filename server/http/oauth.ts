@@ -91,7 +91,8 @@ export async function handleUpstreamCallback(
   const site = siteOfRequest(req);
   const user = await sessionUser(db, readCookie(req.headers.get("cookie"), SESSION_COOKIE));
   const params = new URL(req.url).searchParams;
-  if (!user) return seeOther(`${site.issuer}/signin?next=${encodeURIComponent(`/oauth/upstream/callback?${params}`)}`);
+  if (!user)
+    return seeOther(`${site.issuer}/signin?next=${encodeURIComponent(`/oauth/upstream/callback?${params}`)}`);
   if (!roleAtLeast(user.role, "admin")) return plain(403, "Only an admin can authorize an MCP server.");
   try {
     const name = await completeUpstreamAuthorization(db, params, { origin: site.issuer });

@@ -40,8 +40,8 @@ export function OAuthGrants({ publicUrl }: { publicUrl: string | null }) {
       </h2>
       <p className="muted small" style={{ marginTop: 0 }}>
         Clients that connect by URL (claude.ai and ChatGPT connectors, VS Code) need no key: give them{" "}
-        <code>{url}</code> <CopyButton text={url} label="Copy URL" className="btn btn-sm" /> and sign in when they
-        ask. You choose the mode and modules on the consent page.
+        <code>{url}</code> <CopyButton text={url} label="Copy URL" className="btn btn-sm" /> and sign in when
+        they ask. You choose the mode and modules on the consent page.
       </p>
       <ErrorNote error={grants.error ?? revoke.error} />
       {grants.isPending ? (
@@ -71,7 +71,10 @@ function GrantsTable({
     <DataTable
       rows={grants}
       rowKey={(g) => g.id}
-      rowProps={(g) => ({ className: g.revokedAt ? "rule-off" : undefined, "data-testid": `grant-${g.clientName}` })}
+      rowProps={(g) => ({
+        className: g.revokedAt ? "rule-off" : undefined,
+        "data-testid": `grant-${g.clientName}`,
+      })}
       columns={[
         {
           label: "Client",

@@ -18,8 +18,8 @@ export default async function KeysPage() {
         <div>
           <h1>API keys</h1>
           <p>
-            An MCP client connects with a key, or signs in by OAuth and gets a grant. The key decides who acts, in which mode, and which modules it
-            can import.
+            An MCP client connects with a key, or signs in by OAuth and gets a grant. The key decides who
+            acts, in which mode, and which modules it can import.
           </p>
         </div>
       </div>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { siteOfRequest } from "../../http/oauth";
 import { getServer, listServers } from "../../modules/mcp-servers";
 import {
   categorizeFromConsole,
@@ -14,7 +15,6 @@ import {
   startUpstreamAuthorization,
   upstreamOAuthState,
 } from "../../modules/mcp-servers/upstream-oauth";
-import { siteOfRequest } from "../../http/oauth";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 const name = z.object({ name: z.string().min(1).max(64) });

@@ -20,7 +20,8 @@ export function httpStatusOf(error: unknown): number | undefined {
 /** The fix for a connection failure, named in the server's status. */
 export function explainConnectError(config: ConnectionConfig, error: unknown): ConnectionStatus {
   const message = describeError(error);
-  if (isAppError(error) && error.code === "UNAUTHENTICATED") return { status: "unauthorized", lastError: error.message };
+  if (isAppError(error) && error.code === "UNAUTHENTICATED")
+    return { status: "unauthorized", lastError: error.message };
   if (config.transport === "http") {
     const status = httpStatusOf(error);
     if (status === 401 || /\b401\b/.test(message)) {

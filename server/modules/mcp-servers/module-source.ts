@@ -13,9 +13,9 @@ import type { Db } from "../../db";
 import { type ConnectionConfig, type ConnectionManager, createConnectionManager } from "./connections";
 import { mapToolResult } from "./results";
 import { openSecrets, resolveSecretPlaceholders } from "./secrets";
-import { reauthorizeError, upstreamOAuthFetch } from "./upstream-oauth";
 import { CONNECTION_FIELDS, setServerStatus, wireName } from "./servers";
 import { syncServerTools } from "./sync-tools";
+import { reauthorizeError, upstreamOAuthFetch } from "./upstream-oauth";
 
 export interface McpModuleSourceOptions {
   db: Db;
@@ -76,7 +76,8 @@ export async function connectionConfigOf(db: Db, row: ServerRow, cwd?: string): 
       where: { serverId: row.id },
       select: { accessToken: true, needsReauth: true, lastError: true },
     });
-    if (oauth?.needsReauth) throw reauthorizeError(row.name, oauth.lastError ?? "the last token refresh failed");
+    if (oauth?.needsReauth)
+      throw reauthorizeError(row.name, oauth.lastError ?? "the last token refresh failed");
     const authorized = !!oauth?.accessToken && !!row.url;
     return {
       ...base,

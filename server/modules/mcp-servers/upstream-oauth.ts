@@ -18,12 +18,12 @@ import {
   registerClient,
   startAuthorization,
 } from "@modelcontextprotocol/sdk/client/auth.js";
+import { OAuthError as SdkOAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type {
   AuthorizationServerMetadata,
   OAuthClientInformationMixed,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { OAuthError as SdkOAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { AppError } from "../../core/errors";
 import type { Db } from "../../db";
 import { newToken, sha256 } from "../../services/auth";
@@ -68,7 +68,10 @@ export function reauthorizeError(name: string, why: string): AppError {
 }
 
 async function serverRow(db: Db, name: string) {
-  const row = await db.mcpServer.findUnique({ where: { name }, select: { id: true, name: true, transport: true, url: true } });
+  const row = await db.mcpServer.findUnique({
+    where: { name },
+    select: { id: true, name: true, transport: true, url: true },
+  });
   if (!row) throw new AppError("NOT_FOUND", `No MCP server named "${name}".`);
   if (row.transport !== "http" || !row.url) {
     throw new AppError("BAD_INPUT", `"${name}" is a stdio server; OAuth applies to HTTP servers only.`);
@@ -85,7 +88,11 @@ async function probeResourceMetadata(url: string, fetchFn: FetchLike): Promise<U
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "toolstore", version: "0.1.0" } },
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "toolstore", version: "0.1.0" },
+      },
     }),
     signal: AbortSignal.timeout(10_000),
   });
@@ -129,11 +136,19 @@ async function clientFor(
   origin: string,
   fetchFn: FetchLike,
 ): Promise<OAuthClientInformationMixed> {
-  const existing = await db.mcpServerOAuth.findUnique({ where: { serverId }, select: { issuer: true, clientInfo: true } });
+  const existing = await db.mcpServerOAuth.findUnique({
+    where: { serverId },
+    select: { issuer: true, clientInfo: true },
+  });
   if (existing?.clientInfo && existing.issuer === issuer) {
-    const info = JSON.parse(existing.clientInfo) as OAuthClientInformationMixed & { redirect?: string; sealedSecret?: string };
+    const info = JSON.parse(existing.clientInfo) as OAuthClientInformationMixed & {
+      redirect?: string;
+      sealedSecret?: string;
+    };
     if (info.redirect === callbackUrl(origin)) {
-      const secret = info.sealedSecret ? await open(db, serverId, "client_secret", info.sealedSecret) : undefined;
+      const secret = info.sealedSecret
+        ? await open(db, serverId, "client_secret", info.sealedSecret)
+        : undefined;
       return { client_id: info.client_id, ...(secret ? { client_secret: secret } : {}) };
     }
   }
@@ -155,7 +170,11 @@ async function clientFor(
 }
 
 /** Starts an authorization: returns the URL to send the admin's browser to. */
-export async function startUpstreamAuthorization(db: Db, name: string, options: StartOptions): Promise<string> {
+export async function startUpstreamAuthorization(
+  db: Db,
+  name: string,
+  options: StartOptions,
+): Promise<string> {
   const fetchFn = options.fetchFn ?? fetch;
   const server = await serverRow(db, name);
   let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>>;
@@ -167,10 +186,16 @@ export async function startUpstreamAuthorization(db: Db, name: string, options: 
   }
   const metadata = info.authorizationServerMetadata;
   if (!metadata) {
-    throw new AppError("BAD_INPUT", `"${name}" names no OAuth authorization server with metadata (RFC 8414); use a static header`);
+    throw new AppError(
+      "BAD_INPUT",
+      `"${name}" names no OAuth authorization server with metadata (RFC 8414); use a static header`,
+    );
   }
   if (!metadata.code_challenge_methods_supported?.includes("S256")) {
-    throw new AppError("BAD_INPUT", `the authorization server ${metadata.issuer} does not support PKCE S256; ToolStore will not authorize without it`);
+    throw new AppError(
+      "BAD_INPUT",
+      `the authorization server ${metadata.issuer} does not support PKCE S256; ToolStore will not authorize without it`,
+    );
   }
   const issuer = metadata.issuer;
   const resource = info.resourceMetadata?.resource ?? server.url;
@@ -188,7 +213,9 @@ export async function startUpstreamAuthorization(db: Db, name: string, options: 
   const clientInfo = JSON.stringify({
     client_id: client.client_id,
     redirect: callbackUrl(options.origin),
-    ...(client.client_secret ? { sealedSecret: await seal(db, server.id, "client_secret", client.client_secret) } : {}),
+    ...(client.client_secret
+      ? { sealedSecret: await seal(db, server.id, "client_secret", client.client_secret) }
+      : {}),
   });
   const data = {
     resource,
@@ -202,17 +229,32 @@ export async function startUpstreamAuthorization(db: Db, name: string, options: 
     pendingBy: options.username,
     pendingAt: new Date(),
   };
-  await db.mcpServerOAuth.upsert({ where: { serverId: server.id }, create: { serverId: server.id, ...data }, update: data });
+  await db.mcpServerOAuth.upsert({
+    where: { serverId: server.id },
+    create: { serverId: server.id, ...data },
+    update: data,
+  });
   return authorizationUrl.toString();
 }
 
-async function clientInfoOf(db: Db, row: { serverId: string; clientInfo: string | null }): Promise<OAuthClientInformationMixed> {
+async function clientInfoOf(
+  db: Db,
+  row: { serverId: string; clientInfo: string | null },
+): Promise<OAuthClientInformationMixed> {
   const info = JSON.parse(row.clientInfo ?? "{}") as { client_id: string; sealedSecret?: string };
-  const secret = info.sealedSecret ? await open(db, row.serverId, "client_secret", info.sealedSecret) : undefined;
+  const secret = info.sealedSecret
+    ? await open(db, row.serverId, "client_secret", info.sealedSecret)
+    : undefined;
   return { client_id: info.client_id, ...(secret ? { client_secret: secret } : {}) };
 }
 
-async function saveTokens(db: Db, serverId: string, tokens: OAuthTokens, keepRefresh: string | null, extra: Record<string, unknown>) {
+async function saveTokens(
+  db: Db,
+  serverId: string,
+  tokens: OAuthTokens,
+  keepRefresh: string | null,
+  extra: Record<string, unknown>,
+) {
   const refresh = tokens.refresh_token ?? keepRefresh;
   await db.mcpServerOAuth.update({
     where: { serverId },
@@ -234,21 +276,38 @@ export async function completeUpstreamAuthorization(
   options: { origin: string; fetchFn?: FetchLike },
 ): Promise<string> {
   const state = params.get("state");
-  const row = state ? await db.mcpServerOAuth.findUnique({ where: { pendingStateHash: sha256(state) } }) : null;
+  const row = state
+    ? await db.mcpServerOAuth.findUnique({ where: { pendingStateHash: sha256(state) } })
+    : null;
   if (!row?.pendingVerifier || !row.pendingAt || Date.now() - row.pendingAt.getTime() > PENDING_TTL_MS) {
-    throw new AppError("BAD_INPUT", "This authorization is unknown or older than 10 minutes; press Authorize again.");
+    throw new AppError(
+      "BAD_INPUT",
+      "This authorization is unknown or older than 10 minutes; press Authorize again.",
+    );
   }
   const server = await db.mcpServer.findUnique({ where: { id: row.serverId }, select: { name: true } });
   const name = server?.name ?? "";
   const clear = { pendingStateHash: null, pendingVerifier: null, pendingAt: null };
   const error = params.get("error");
   if (error) {
-    await db.mcpServerOAuth.update({ where: { serverId: row.serverId }, data: { ...clear, lastError: `authorization refused: ${error} ${params.get("error_description") ?? ""}`.trim() } });
-    throw new AppError("BAD_INPUT", `The authorization server refused: ${error}. ${params.get("error_description") ?? ""}`);
+    await db.mcpServerOAuth.update({
+      where: { serverId: row.serverId },
+      data: {
+        ...clear,
+        lastError: `authorization refused: ${error} ${params.get("error_description") ?? ""}`.trim(),
+      },
+    });
+    throw new AppError(
+      "BAD_INPUT",
+      `The authorization server refused: ${error}. ${params.get("error_description") ?? ""}`,
+    );
   }
   const iss = params.get("iss");
   if (iss !== null && iss !== row.issuer) {
-    throw new AppError("BAD_INPUT", `The answer came from issuer ${iss}, not ${row.issuer}; not accepted (mix-up defence).`);
+    throw new AppError(
+      "BAD_INPUT",
+      `The answer came from issuer ${iss}, not ${row.issuer}; not accepted (mix-up defence).`,
+    );
   }
   const metadata = JSON.parse(row.asMetadata) as AuthorizationServerMetadata;
   const tokens = await exchangeAuthorization(row.issuer, {
@@ -273,7 +332,12 @@ export async function completeUpstreamAuthorization(
  * Refreshes under the lease. Returns false when another instance holds the lease (the caller
  * waits for its result). A refusal by the issuer marks the server for reauthorization.
  */
-async function refreshUnderLease(db: Db, serverId: string, name: string, fetchFn: FetchLike): Promise<boolean> {
+async function refreshUnderLease(
+  db: Db,
+  serverId: string,
+  name: string,
+  fetchFn: FetchLike,
+): Promise<boolean> {
   const now = new Date();
   const took = await db.mcpServerOAuth.updateMany({
     where: { serverId, OR: [{ refreshLeaseUntil: null }, { refreshLeaseUntil: { lt: now } }] },
@@ -284,7 +348,12 @@ async function refreshUnderLease(db: Db, serverId: string, name: string, fetchFn
     const row = await db.mcpServerOAuth.findUnique({ where: { serverId } });
     if (!row?.refreshToken) throw reauthorizeError(name, "no refresh token was issued");
     // Another instance may have refreshed between our read and the lease.
-    if (row.expiresAt && row.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS && row.lastRefreshAt && row.lastRefreshAt > new Date(now.getTime() - LEASE_MS)) {
+    if (
+      row.expiresAt &&
+      row.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS &&
+      row.lastRefreshAt &&
+      row.lastRefreshAt > new Date(now.getTime() - LEASE_MS)
+    ) {
       return true;
     }
     const refreshToken = await open(db, serverId, "refresh", row.refreshToken);
@@ -300,13 +369,24 @@ async function refreshUnderLease(db: Db, serverId: string, name: string, fetchFn
     } catch (error) {
       const refused = error instanceof SdkOAuthError;
       const message = `refresh at ${row.issuer} failed: ${(error as Error).message}`;
-      await db.mcpServerOAuth.update({ where: { serverId }, data: { lastError: message, needsReauth: refused } });
-      throw refused ? reauthorizeError(name, message) : new AppError("CONFIG_INVALID", `The MCP server "${name}": ${message}; it is retried on the next call.`);
+      await db.mcpServerOAuth.update({
+        where: { serverId },
+        data: { lastError: message, needsReauth: refused },
+      });
+      throw refused
+        ? reauthorizeError(name, message)
+        : new AppError(
+            "CONFIG_INVALID",
+            `The MCP server "${name}": ${message}; it is retried on the next call.`,
+          );
     }
     await saveTokens(db, serverId, tokens, refreshToken, { lastRefreshAt: new Date() });
     return true;
   } finally {
-    await db.mcpServerOAuth.updateMany({ where: { serverId, refreshLeaseBy: INSTANCE }, data: { refreshLeaseUntil: null, refreshLeaseBy: null } });
+    await db.mcpServerOAuth.updateMany({
+      where: { serverId, refreshLeaseBy: INSTANCE },
+      data: { refreshLeaseUntil: null, refreshLeaseBy: null },
+    });
   }
 }
 
@@ -319,7 +399,10 @@ export async function upstreamAccessToken(
 ): Promise<string> {
   const deadline = Date.now() + LEASE_MS + 5_000;
   let forced = options.force ?? false;
-  const seen = forced ? (await db.mcpServerOAuth.findUnique({ where: { serverId }, select: { accessToken: true } }))?.accessToken : null;
+  const seen = forced
+    ? (await db.mcpServerOAuth.findUnique({ where: { serverId }, select: { accessToken: true } }))
+        ?.accessToken
+    : null;
   for (;;) {
     const row = await db.mcpServerOAuth.findUnique({ where: { serverId } });
     if (!row?.accessToken) throw reauthorizeError(name, "it was never authorized");
@@ -331,7 +414,11 @@ export async function upstreamAccessToken(
       forced = false;
       continue;
     }
-    if (Date.now() > deadline) throw new AppError("CONFIG_INVALID", `The MCP server "${name}": a token refresh on another instance did not finish.`);
+    if (Date.now() > deadline)
+      throw new AppError(
+        "CONFIG_INVALID",
+        `The MCP server "${name}": a token refresh on another instance did not finish.`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -340,7 +427,11 @@ export async function upstreamAccessToken(
  * The fetch an OAuth-authorized server's transport uses: the bearer token goes only to the server's
  * own origin; a 401 makes one forced refresh and one retry.
  */
-export function upstreamOAuthFetch(db: Db, server: { id: string; name: string; url: string }, fetchFn: FetchLike = fetch): FetchLike {
+export function upstreamOAuthFetch(
+  db: Db,
+  server: { id: string; name: string; url: string },
+  fetchFn: FetchLike = fetch,
+): FetchLike {
   const origin = new URL(server.url).origin;
   return async (url, init) => {
     if (new URL(String(url)).origin !== origin) return fetchFn(url, init);
@@ -377,8 +468,16 @@ export async function upstreamOAuthState(db: Db, name: string): Promise<Upstream
 
 /** Servers whose authorization must be renewed by an admin (the approvals inbox's cards). */
 export async function serversNeedingReauth(db: Db): Promise<{ name: string; lastError: string | null }[]> {
-  const rows = await db.mcpServerOAuth.findMany({ where: { needsReauth: true }, select: { serverId: true, lastError: true } });
-  const servers = await db.mcpServer.findMany({ where: { id: { in: rows.map((r) => r.serverId) } }, select: { id: true, name: true } });
+  const rows = await db.mcpServerOAuth.findMany({
+    where: { needsReauth: true },
+    select: { serverId: true, lastError: true },
+  });
+  const servers = await db.mcpServer.findMany({
+    where: { id: { in: rows.map((r) => r.serverId) } },
+    select: { id: true, name: true },
+  });
   const names = new Map(servers.map((s) => [s.id, s.name]));
-  return rows.flatMap((r) => (names.has(r.serverId) ? [{ name: names.get(r.serverId) as string, lastError: r.lastError }] : []));
+  return rows.flatMap((r) =>
+    names.has(r.serverId) ? [{ name: names.get(r.serverId) as string, lastError: r.lastError }] : [],
+  );
 }
