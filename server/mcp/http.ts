@@ -120,36 +120,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     const verdict = guard.check(req);
     if (!verdict.ok) return jsonError(403, -32000, `Forbidden: ${verdict.reason}.`);
 
-    const presented = bearer(req);
-    const site = siteOf(req);
-    let identity: ApiKeyIdentity | null = null;
-    let refusal = "";
-    if (presented?.startsWith(ACCESS_PREFIX)) {
-      const check = await verifyAccessToken(options.db, site.resource, presented);
-      if (check.ok) identity = check.identity;
-      else refusal = `${check.reason}. `;
-    } else {
-      identity = await verifyApiKey(options.db, presented);
-    }
-    if (!identity) {
-      const description = `${refusal}Sign in with OAuth (this server's metadata: ${site.resourceMetadataUrl}) or send Authorization: Bearer <api key>. Create a key in the console at ${options.consoleUrl}/keys or with: npm run toolstore -- keys create --name <name>`;
-      const challenge = [
-        `Bearer realm="toolstore"`,
-        `resource_metadata="${site.resourceMetadataUrl}"`,
-        `scope="mcp"`,
-        ...(presented
-          ? [`error="invalid_token"`, `error_description="${description.replace(/"/g, "'")}"`]
-          : []),
-      ];
-      return jsonError(
-        401,
-        -32001,
-        `Unauthorized: a valid ToolStore API key or OAuth access token is required. ${description}`,
-        {
-          "WWW-Authenticate": challenge.join(", "),
-        },
-      );
-    }
+    const identity = await authenticate(options.db, siteOf(req), bearer(req), options.consoleUrl);
+    if (identity instanceof Response) return identity;
 
     const retryAfter = limiter.take(identity.id);
     if (retryAfter > 0) {
@@ -227,6 +199,41 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
     return response;
   };
+}
+
+/**
+ * The identity behind the request's bearer: an API key, or an OAuth access token issued for this
+ * resource (audience). Anything else is a 401 whose WWW-Authenticate names the resource metadata,
+ * so an OAuth client can discover where to sign in (RFC 9728).
+ */
+async function authenticate(
+  db: Db,
+  site: OAuthSite,
+  presented: string | null,
+  consoleUrl: string,
+): Promise<ApiKeyIdentity | Response> {
+  let refusal = "";
+  if (presented?.startsWith(ACCESS_PREFIX)) {
+    const check = await verifyAccessToken(db, site.resource, presented);
+    if (check.ok) return check.identity;
+    refusal = `${check.reason}. `;
+  } else {
+    const identity = await verifyApiKey(db, presented);
+    if (identity) return identity;
+  }
+  const description = `${refusal}Sign in with OAuth (this server's metadata: ${site.resourceMetadataUrl}) or send Authorization: Bearer <api key>. Create a key in the console at ${consoleUrl}/keys or with: npm run toolstore -- keys create --name <name>`;
+  const challenge = [
+    `Bearer realm="toolstore"`,
+    `resource_metadata="${site.resourceMetadataUrl}"`,
+    `scope="mcp"`,
+    ...(presented ? [`error="invalid_token"`, `error_description="${description.replace(/"/g, "'")}"`] : []),
+  ];
+  return jsonError(
+    401,
+    -32001,
+    `Unauthorized: a valid ToolStore API key or OAuth access token is required. ${description}`,
+    { "WWW-Authenticate": challenge.join(", ") },
+  );
 }
 
 interface ResumedSession {
