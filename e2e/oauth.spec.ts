@@ -160,6 +160,6 @@ test("[OAUTH]: denying on the consent page sends the client access_denied", asyn
   tampered.searchParams.set("redirect_uri", "https://evil.example/cb");
   await page.goto(String(tampered));
   await expect(page.getByRole("heading", { name: "This sign-in link does not work" })).toBeVisible();
-  await expect(page.getByRole("alert")).toContainText("not one that Denied Connector registered");
+  await expect(page.locator(".error-box")).toContainText("not one that Denied Connector registered");
   await context.close();
 });

@@ -29,7 +29,7 @@ export function explainConnectError(config: ConnectionConfig, error: unknown): C
         status: "unauthorized",
         lastError: config.oauth
           ? `${config.url} refused ToolStore's OAuth token (401): press Authorize on the server's page to sign in again`
-          : `${config.url} answered 401 Unauthorized: press Authorize on the server's page if it uses OAuth, or set the Authorization header (for example "Bearer {{secret:TOKEN}}") and its secret there`,
+          : `${config.url} answered 401 Unauthorized: set the Authorization header (for example "Bearer {{secret:TOKEN}}") and its secret on the server's page, or press Authorize there if the server uses OAuth`,
       };
     }
     if (status === 403) {
