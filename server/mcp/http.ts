@@ -19,6 +19,8 @@ import {
 import type { Db } from "../db";
 import { createRequestGuard, type RequestGuard } from "../http/request-guard";
 import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
+import { type OAuthSite, oauthSite } from "../services/oauth/site";
+import { ACCESS_PREFIX, verifyAccessToken } from "../services/oauth/tokens";
 import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import type { McpBackend } from "./mcp-backend";
@@ -48,6 +50,11 @@ export interface McpHttpOptions {
   guard?: RequestGuard;
   rateLimitPerMinute: number;
   maxBodyBytes?: number;
+  /**
+   * The OAuth site a request was addressed to (its resource is the audience access tokens must
+   * name, its metadata URL goes into the 401); by default the request URL's own origin.
+   */
+  siteOf?: (req: Request) => OAuthSite;
 }
 
 export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) => Promise<Response> {
@@ -55,6 +62,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
   const limiter = createRateLimiter(options.rateLimitPerMinute);
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const guard = options.guard ?? createRequestGuard({ allowedOrigins: options.allowedOrigins });
+  const siteOf = options.siteOf ?? ((req: Request) => oauthSite(new URL(req.url).origin));
   // A client sends several requests per call, and each used to read its session row.
   const sessionRows = createTtlCache<Awaited<ReturnType<typeof readSession>>>(SESSION_CACHE_MS);
   const readSession = (id: string) => options.db.mcpSession.findUnique({ where: { id } });
@@ -112,13 +120,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     const verdict = guard.check(req);
     if (!verdict.ok) return jsonError(403, -32000, `Forbidden: ${verdict.reason}.`);
 
-    const identity = await verifyApiKey(options.db, bearer(req));
-    if (!identity) {
-      const description = `Send Authorization: Bearer <api key>. Create a key in the console at ${options.consoleUrl}/keys or with: npm run toolstore -- keys create --name <name>`;
-      return jsonError(401, -32001, `Unauthorized: a valid ToolStore API key is required. ${description}`, {
-        "WWW-Authenticate": `Bearer realm="toolstore", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`,
-      });
-    }
+    const identity = await authenticate(options.db, siteOf(req), bearer(req), options.consoleUrl);
+    if (identity instanceof Response) return identity;
 
     const retryAfter = limiter.take(identity.id);
     if (retryAfter > 0) {
@@ -196,6 +199,41 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
     return response;
   };
+}
+
+/**
+ * The identity behind the request's bearer: an API key, or an OAuth access token issued for this
+ * resource (audience). Anything else is a 401 whose WWW-Authenticate names the resource metadata,
+ * so an OAuth client can discover where to sign in (RFC 9728).
+ */
+async function authenticate(
+  db: Db,
+  site: OAuthSite,
+  presented: string | null,
+  consoleUrl: string,
+): Promise<ApiKeyIdentity | Response> {
+  let refusal = "";
+  if (presented?.startsWith(ACCESS_PREFIX)) {
+    const check = await verifyAccessToken(db, site.resource, presented);
+    if (check.ok) return check.identity;
+    refusal = `${check.reason}. `;
+  } else {
+    const identity = await verifyApiKey(db, presented);
+    if (identity) return identity;
+  }
+  const description = `${refusal}Sign in with OAuth (this server's metadata: ${site.resourceMetadataUrl}) or send Authorization: Bearer <api key>. Create a key in the console at ${consoleUrl}/keys or with: npm run toolstore -- keys create --name <name>`;
+  const challenge = [
+    `Bearer realm="toolstore"`,
+    `resource_metadata="${site.resourceMetadataUrl}"`,
+    `scope="mcp"`,
+    ...(presented ? [`error="invalid_token"`, `error_description="${description.replace(/"/g, "'")}"`] : []),
+  ];
+  return jsonError(
+    401,
+    -32001,
+    `Unauthorized: a valid ToolStore API key or OAuth access token is required. ${description}`,
+    { "WWW-Authenticate": challenge.join(", ") },
+  );
 }
 
 interface ResumedSession {

@@ -128,7 +128,17 @@ describe("MCP over Streamable HTTP", () => {
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const none = await fetch(urlOf(0), { method: "POST", headers, body });
     expect(none.status).toBe(401);
-    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer .*invalid_token/);
+    // RFC 6750 section 3.1: no error code when no credentials came; the resource metadata says where to sign in.
+    expect(none.headers.get("www-authenticate")).toMatch(
+      /^Bearer .*resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"/,
+    );
+    expect(none.headers.get("www-authenticate")).not.toContain("invalid_token");
+    const wrong = await fetch(urlOf(0), {
+      method: "POST",
+      headers: { ...headers, authorization: "Bearer tsk_nope" },
+      body,
+    });
+    expect(wrong.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
     expect(await none.text()).toContain("keys create --name");
 
     const k = await createApiKey(db, userId, { name: "soon-revoked" });

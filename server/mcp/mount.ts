@@ -2,6 +2,7 @@
 import { getDb } from "../db";
 import { getEngine } from "../engine";
 import { loadEnv, publicUrl } from "../env";
+import { siteOfRequest } from "../http/oauth";
 import { getRequestGuard } from "../http/request-guard";
 import { processSingleton } from "../infra/process-singletons";
 import { createMcpHttpHandler } from "./http";
@@ -24,6 +25,7 @@ export function getMcpHttpHandler(): (req: Request) => Promise<Response> {
       allowedOrigins: env.TOOLSTORE_ALLOWED_ORIGINS,
       guard: getRequestGuard(),
       rateLimitPerMinute: env.TOOLSTORE_MCP_RATE_LIMIT,
+      siteOf: siteOfRequest,
     });
   });
 }

@@ -11,6 +11,8 @@ import { newToken, sha256 } from "./auth";
 import { createTtlCache, type TtlCache } from "./ttl-cache";
 
 export const KEY_PREFIX = "tsk_";
+/** The prefix of the ApiKey row an OAuth grant acts as (server/services/oauth); it has no usable key. */
+export const OAUTH_KEY_PREFIX = "oauth";
 const LAST_USED_EVERY_MS = 60_000;
 
 export const apiKeyInputSchema = z.object({
@@ -63,6 +65,7 @@ export async function createApiKey(db: Db, userId: string, input: ApiKeyInput) {
 
 export async function listApiKeys(db: Db) {
   const rows = await db.apiKey.findMany({
+    where: { prefix: { not: OAUTH_KEY_PREFIX } },
     orderBy: [{ revokedAt: "asc" }, { createdAt: "desc" }],
     select: {
       id: true,
@@ -123,12 +126,20 @@ export async function verifyApiKey(
 ): Promise<ApiKeyIdentity | null> {
   if (!presented?.startsWith(KEY_PREFIX) || presented.length > 200) return null;
   const hash = sha256(presented);
-  return keyCache(db).get(hash, () => lookUpApiKey(db, hash));
+  return keyCache(db).get(hash, () => lookUpApiKey(db, { keyHash: hash }));
 }
 
-async function lookUpApiKey(db: Db, keyHash: string): Promise<ApiKeyIdentity | null> {
+/** The identity of a key row by id, read now (no cache): an OAuth grant's access-token check. */
+export function apiKeyIdentityById(db: Db, id: string): Promise<ApiKeyIdentity | null> {
+  return lookUpApiKey(db, { id });
+}
+
+async function lookUpApiKey(
+  db: Db,
+  where: { keyHash: string } | { id: string },
+): Promise<ApiKeyIdentity | null> {
   const row = await db.apiKey.findUnique({
-    where: { keyHash },
+    where,
     select: {
       id: true,
       name: true,

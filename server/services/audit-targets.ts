@@ -32,6 +32,14 @@ const TARGETS: Record<string, (db: Db, input: Input) => AuditTarget> = {
         select: { name: true, prefix: true, mode: true, modules: true, revokedAt: true, userId: true },
       }),
   }),
+  "apiKeys.revokeGrant": (db, input) => ({
+    target: `oauth_grant:${str(input.id)}`,
+    state: () =>
+      db.oAuthGrant.findUnique({
+        where: { id: str(input.id) },
+        select: { clientId: true, userId: true, resource: true, revokedAt: true },
+      }),
+  }),
   "rules.update": (db, input) => ruleTarget(db, str(input.id)),
   "rules.setEnabled": (db, input) => ruleTarget(db, str(input.id)),
   "rules.delete": (db, input) => ruleTarget(db, str(input.id)),

@@ -55,13 +55,41 @@ export function secretBoxFor(db: Db, config?: SecretBoxConfig): Promise<SecretBo
   return box;
 }
 
-/** Sealed secrets in the database: toolset variables and MCP server secrets. */
+/** Sealed secrets in the database: toolset variables, MCP server secrets and upstream OAuth tokens. */
 export async function sealedCount(db: Db): Promise<number> {
-  const [toolsets, mcp] = await Promise.all([
+  const [toolsets, mcp, oauth] = await Promise.all([
     db.toolsetEnvVar.count({ where: { value: { startsWith: SEALED_PREFIX } } }),
     db.mcpServerSecret.count({ where: { sealed: { startsWith: SEALED_PREFIX } } }),
+    db.mcpServerOAuth.count({ where: { accessToken: { startsWith: SEALED_PREFIX } } }),
   ]);
-  return toolsets + mcp;
+  return toolsets + mcp + oauth;
+}
+
+/** The sealed fields of upstream OAuth rows (upstream-oauth.ts), each with its context. */
+const OAUTH_FIELDS = ["accessToken", "refreshToken", "pendingVerifier"] as const;
+const OAUTH_PARTS: Record<(typeof OAUTH_FIELDS)[number], string> = {
+  accessToken: "access",
+  refreshToken: "refresh",
+  pendingVerifier: "verifier",
+};
+
+async function resealOAuthRows(db: Db, box: SecretBox) {
+  const rows = await db.mcpServerOAuth.findMany();
+  return rows.map((row) => {
+    const data: Record<string, string | null> = {};
+    for (const field of OAUTH_FIELDS) {
+      const value = row[field];
+      const context = mcpSecretContext(row.serverId, `oauth:${OAUTH_PARTS[field]}`);
+      data[field] = value && isSealed(value) ? box.seal(box.open(value, context), context) : value;
+    }
+    const info = JSON.parse(row.clientInfo ?? "{}") as { sealedSecret?: string };
+    if (info.sealedSecret) {
+      const context = mcpSecretContext(row.serverId, "oauth:client_secret");
+      info.sealedSecret = box.seal(box.open(info.sealedSecret, context), context);
+      data.clientInfo = JSON.stringify(info);
+    }
+    return db.mcpServerOAuth.update({ where: { serverId: row.serverId }, data, select: { serverId: true } });
+  });
 }
 
 export async function prepareSecretBox(db: Db, config: SecretBoxConfig): Promise<SecretBox> {
@@ -165,7 +193,9 @@ export async function rotateSecretKey(
     where: { sealed: { startsWith: SEALED_PREFIX } },
     select: { id: true, serverId: true, name: true, sealed: true },
   });
+  const oauthUpdates = await resealOAuthRows(db, box);
   await db.$transaction([
+    ...oauthUpdates,
     ...rows.map((row) => {
       const context = toolsetSecretContext(row.toolsetId, row.name);
       return db.toolsetEnvVar.update({

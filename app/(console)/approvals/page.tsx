@@ -5,6 +5,7 @@ import { listApprovalQueue } from "@/server/services/approval-queue";
 import { requireUser } from "../../_lib/session";
 import "../workbench.css";
 import { ApprovalsQueue } from "./approvals-queue";
+import { ReauthorizeCards } from "./reauthorize-cards";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Approvals" };
@@ -16,5 +17,10 @@ export default async function ApprovalsPage() {
   const db = getDb();
   const since = await latestEventSeq(db);
   const initial = await listApprovalQueue(db);
-  return <ApprovalsQueue initial={initial} since={since} canDecide={user.role !== "viewer"} />;
+  return (
+    <>
+      <ReauthorizeCards />
+      <ApprovalsQueue initial={initial} since={since} canDecide={user.role !== "viewer"} />
+    </>
+  );
 }

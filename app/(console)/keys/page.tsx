@@ -3,6 +3,7 @@ import { loadEnv } from "@/server/env";
 import { Forbidden } from "../../_components/forbidden";
 import { requireRole } from "../../_lib/session";
 import { KeysAdmin } from "./keys-admin";
+import { OAuthGrants } from "./oauth-grants";
 import "../../_styles/admin-pages.css";
 
 export const dynamic = "force-dynamic";
@@ -17,12 +18,15 @@ export default async function KeysPage() {
         <div>
           <h1>API keys</h1>
           <p>
-            An MCP client connects with a key. The key decides who acts, in which mode, and which modules it
-            can import.
+            An MCP client connects with a key, or signs in by OAuth and gets a grant. The key decides who
+            acts, in which mode, and which modules it can import.
           </p>
         </div>
       </div>
-      <KeysAdmin publicUrl={loadEnv().TOOLSTORE_PUBLIC_URL ?? null} projectDir={process.cwd()} />
+      <div className="stack">
+        <KeysAdmin publicUrl={loadEnv().TOOLSTORE_PUBLIC_URL ?? null} projectDir={process.cwd()} />
+        <OAuthGrants publicUrl={loadEnv().TOOLSTORE_PUBLIC_URL ?? null} />
+      </div>
     </>
   );
 }

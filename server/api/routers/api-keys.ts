@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { apiKeyInputSchema, createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys";
+import { listGrants, revokeGrantById } from "../../services/oauth/grants";
 import { adminProcedure, router } from "../trpc";
 
 export const apiKeysRouter = router({
@@ -11,4 +12,9 @@ export const apiKeysRouter = router({
   revoke: adminProcedure
     .input(z.object({ id: z.string().min(1) }))
     .mutation(({ ctx, input }) => revokeApiKey(ctx.db, input.id)),
+  /** OAuth grants (clients signed in by a user): each acts as an API key of that user. */
+  grants: adminProcedure.query(({ ctx }) => listGrants(ctx.db)),
+  revokeGrant: adminProcedure
+    .input(z.object({ id: z.string().min(1) }))
+    .mutation(({ ctx, input }) => revokeGrantById(ctx.db, input.id)),
 });

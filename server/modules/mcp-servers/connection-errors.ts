@@ -4,7 +4,7 @@
  * machine code in `details.error` it can branch on (timeout, upstream_crashed, tool_changed, ...).
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { AppError } from "../../core/errors";
+import { AppError, isAppError } from "../../core/errors";
 import type { ConnectionConfig, ConnectionStatus } from "./connections";
 
 function describeError(error: unknown): string {
@@ -20,12 +20,16 @@ export function httpStatusOf(error: unknown): number | undefined {
 /** The fix for a connection failure, named in the server's status. */
 export function explainConnectError(config: ConnectionConfig, error: unknown): ConnectionStatus {
   const message = describeError(error);
+  if (isAppError(error) && error.code === "UNAUTHENTICATED")
+    return { status: "unauthorized", lastError: error.message };
   if (config.transport === "http") {
     const status = httpStatusOf(error);
     if (status === 401 || /\b401\b/.test(message)) {
       return {
         status: "unauthorized",
-        lastError: `${config.url} answered 401 Unauthorized: set the Authorization header (for example "Bearer {{secret:TOKEN}}") and its secret on the server's page`,
+        lastError: config.oauth
+          ? `${config.url} refused ToolStore's OAuth token (401): press Authorize on the server's page to sign in again`
+          : `${config.url} answered 401 Unauthorized: set the Authorization header (for example "Bearer {{secret:TOKEN}}") and its secret on the server's page, or press Authorize there if the server uses OAuth`,
       };
     }
     if (status === 403) {

@@ -74,6 +74,7 @@ function transportOf(
   if (!config.url) throw new AppError("CONFIG_INVALID", `server "${config.name}" has no url`);
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers ?? {} },
+    ...(config.fetch ? { fetch: config.fetch } : {}),
   });
   return { transport };
 }

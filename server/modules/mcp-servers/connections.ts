@@ -32,6 +32,10 @@ export interface ConnectionConfig {
   cwd?: string;
   url?: string | null;
   headers?: Record<string, string>;
+  /** Set for a server ToolStore holds OAuth tokens for (upstream-oauth.ts); part of the config key. */
+  oauth?: boolean;
+  /** The HTTP transport's fetch (adds and refreshes the OAuth token); not part of the config key. */
+  fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
   callTimeoutMs: number;
 }
 

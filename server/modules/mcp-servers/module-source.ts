@@ -15,6 +15,7 @@ import { mapToolResult } from "./results";
 import { openSecrets, resolveSecretPlaceholders } from "./secrets";
 import { CONNECTION_FIELDS, setServerStatus, wireName } from "./servers";
 import { syncServerTools } from "./sync-tools";
+import { reauthorizeError, upstreamOAuthFetch } from "./upstream-oauth";
 
 export interface McpModuleSourceOptions {
   db: Db;
@@ -71,11 +72,21 @@ export async function connectionConfigOf(db: Db, row: ServerRow, cwd?: string): 
   const secrets = await openSecrets(db, row.id, row.secrets);
   const base = { name: row.name, callTimeoutMs: row.callTimeoutMs };
   if (row.transport === "http") {
+    const oauth = await db.mcpServerOAuth.findUnique({
+      where: { serverId: row.id },
+      select: { accessToken: true, needsReauth: true, lastError: true },
+    });
+    if (oauth?.needsReauth)
+      throw reauthorizeError(row.name, oauth.lastError ?? "the last token refresh failed");
+    const authorized = !!oauth?.accessToken && !!row.url;
     return {
       ...base,
       transport: "http",
       url: row.url,
       headers: resolveSecretPlaceholders(parse(row.headers, {}), secrets, row.name),
+      ...(authorized
+        ? { oauth: true, fetch: upstreamOAuthFetch(db, { id: row.id, name: row.name, url: row.url ?? "" }) }
+        : {}),
     };
   }
   return {

@@ -12,6 +12,7 @@ import { JsonView } from "../../../_components/json-view";
 import { type RouterOutputs, useTRPC } from "../../../_lib/trpc";
 import { ServerStatus } from "../status-pill";
 import { McpServerConfig } from "./mcp-server-config";
+import { McpServerOAuth } from "./mcp-server-oauth";
 import { McpTools } from "./mcp-tools";
 
 type Server = RouterOutputs["mcpServers"]["get"];
@@ -83,6 +84,7 @@ export function McpServerDetail({ name, canEdit }: { name: string; canEdit: bool
         </div>
       )}
       <ServerProblems server={s} />
+      {s.transport === "http" && <McpServerOAuth name={name} canEdit={canEdit} status={s.status} />}
       <McpTools name={name} server={s} canEdit={canEdit} onDone={invalidate} />
       <div className="grid grid-2">
         <McpServerConfig name={name} server={s} canEdit={canEdit} onDone={invalidate} />
