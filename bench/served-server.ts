@@ -142,42 +142,43 @@ async function seed(url: string, memoryFile: string): Promise<Record<string, str
 }
 
 /**
- * ToolStore's real MCP HTTP handler (API keys, DB sessions, gate, sandbox pool, audit) behind the
- * same front server `npm start` uses (server/http/front-server.ts), without Next.js for the rest.
+ * ToolStore's real MCP HTTP handler (API keys, DB sessions, gate, sandbox pool, audit) composed as
+ * `npm start` composes it (server/mcp/mount.ts, the engine with the settings from the
+ * environment) behind the same front server, without Next.js for the rest.
  */
 async function startToolStore() {
-  const { createDb } = await import("../server/db");
-  const { parseDatabaseUrl } = await import("../server/db/provider");
-  const { createMcpHttpHandler } = await import("../server/mcp/http");
-  const { startServerEngine } = await import("../server/engine");
-  const { createMcpBackend } = await import("../server/mcp/mcp-backend");
-  const { syncToolsetsFolder } = await import("../server/modules/toolsets");
-  const { createRequestGuard } = await import("../server/http/request-guard");
-
   const url = process.env.BENCH_DATABASE_URL ?? "";
   const keys = await seed(url, process.env.BENCH_MEMORY_FILE ?? "");
-  const db = createDb(parseDatabaseUrl(url));
-  await syncToolsetsFolder(db, path.resolve("toolsets"));
-  const engine = await startServerEngine({
-    db,
-    actionTimeoutMs: Number(process.env.BENCH_ACTION_TIMEOUT_MS ?? 30_000),
-    approvalTtlMs: 60 * 60_000,
+  // What the bench passes to `npm start` as well (bench/served.bench.ts, startProduct).
+  Object.assign(process.env, {
+    DATABASE_URL: url,
+    HOST: "127.0.0.1",
+    TOOLSTORE_MCP_RATE_LIMIT: "100000000",
+    TOOLSTORE_ACTION_TIMEOUT_MS: process.env.BENCH_ACTION_TIMEOUT_MS ?? "30000",
+    TOOLSTORE_APPROVAL_TTL_MINUTES: "60",
   });
-  const backend = createMcpBackend({ db, engine: async () => engine, publicUrl: "http://bench" });
-  const handler = createMcpHttpHandler({
-    db,
-    backend,
-    consoleUrl: "http://bench",
-    allowedOrigins: [],
-    rateLimitPerMinute: 100_000_000,
-  });
+  const { getDb } = await import("../server/db");
+  const { getEngine } = await import("../server/engine");
+  const { getMcpHttpHandler } = await import("../server/mcp/mount");
+  const { SOURCE_PLUGINS } = await import("../server/modules");
+  const { getRequestGuard } = await import("../server/http/request-guard");
+  const { secretBoxFor } = await import("../server/services/stored-secrets");
+  const db = getDb();
+  // As scripts/start.ts prepares the database before it serves.
+  await secretBoxFor(db);
+  for (const plugin of SOURCE_PLUGINS) {
+    if ("loadAtStart" in plugin && plugin.loadAtStart) {
+      await plugin.loadAtStart(db, { root: path.resolve("."), log: () => {} });
+    }
+  }
+  const engine = await getEngine();
   const served = await serve(
-    handler,
+    getMcpHttpHandler(),
     async () => ({
       pool: engine.pool.stats(),
       pendingApprovals: await db.approval.count({ where: { status: "pending" } }),
     }),
-    createRequestGuard({}),
+    getRequestGuard(),
   );
   return { url: served.url, keys };
 }

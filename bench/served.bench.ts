@@ -75,9 +75,8 @@ type Flavour = "toolstore" | "baseline" | "baseline-parse" | "seed";
 
 function startServed(flavour: Flavour, env: Record<string, string>): Promise<Served> {
   // BENCH_SERVED_ROOT: serve ToolStore from another checkout (e.g. the commit before a change).
-  const root = flavour.startsWith("baseline")
-    ? process.cwd()
-    : path.resolve(process.env.BENCH_SERVED_ROOT ?? ".");
+  // The seed step is always this checkout's (the schema is the same).
+  const root = flavour === "toolstore" ? path.resolve(process.env.BENCH_SERVED_ROOT ?? ".") : process.cwd();
   const child = fork(path.join(root, "bench/served-server.ts"), [flavour], {
     cwd: root,
     execArgv: ["--expose-gc", "--import", "tsx"],
@@ -92,15 +91,17 @@ function startServed(flavour: Flavour, env: Record<string, string>): Promise<Ser
 
 /**
  * ToolStore as users start it: `npm start` (scripts/start.ts, which builds if needed and serves
- * through scripts/serve.ts) on a database the seed step prepared. BENCH_PROFILE_DIR: the serving
- * process runs with --cpu-prof there (one profile per thread, written when it stops).
+ * through scripts/serve.ts) on a database the seed step prepared. BENCH_PROFILE_DIR: started as
+ * `node --cpu-prof --cpu-prof-dir=<dir> --import tsx scripts/start.ts`, whose flags start.ts
+ * passes to the serving process (one profile per process and thread, written when it stops).
  */
 async function startProduct(env: Record<string, string>, port: number): Promise<Served> {
   const seeded = await startServed("seed", env);
   await new Promise((r) => seeded.child.once("exit", r));
   const root = path.resolve(process.env.BENCH_SERVED_ROOT ?? ".");
   const profile = process.env.BENCH_PROFILE_DIR;
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "scripts/start.ts")], {
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", path.join(root, "scripts/start.ts")], {
     cwd: root,
     env: {
       ...process.env,
@@ -110,7 +111,6 @@ async function startProduct(env: Record<string, string>, port: number): Promise<
       TOOLSTORE_MCP_RATE_LIMIT: "100000000",
       TOOLSTORE_ACTION_TIMEOUT_MS: env.BENCH_ACTION_TIMEOUT_MS ?? "30000",
       TOOLSTORE_APPROVAL_TTL_MINUTES: "60",
-      ...(profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : {}),
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -352,6 +352,15 @@ async function latencyAndThroughput(sides: Served[], names: string[]): Promise<B
         (failed ? `; ${failed} FAILED` : ""),
     });
   }
+
+  const served = names.map((n) =>
+    CELLS.reduce((sum, _cell, c) => sum + (result.get(`${c}:${n}`)?.samples.length ?? 0), 0),
+  );
+  rows.push({
+    metric: `actions measured: ${names.join(" / ")}`,
+    value: served.join(" / "),
+    note: "plus 200 warm-up actions a side (for profiles: the actions in a window)",
+  });
 
   // Extra capability call: one call vs two sequential vs two in Promise.all, 1 client, interleaved;
   // five sequential calls give the same cost per extra call with a quarter of the noise.

@@ -28,6 +28,21 @@ function portFree(host: string, port: number): Promise<boolean> {
   });
 }
 
+/**
+ * This process's Node flags (e.g. `node --cpu-prof --import tsx scripts/start.ts`), passed on to
+ * the serving process; tsx's own loader flags are left out (the child names tsx itself).
+ */
+function nodeFlags(): string[] {
+  const flags: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (["--require", "-r", "--import", "--loader"].includes(arg) && argv[i + 1]?.includes("tsx")) i++;
+    else if (!arg.includes("tsx")) flags.push(arg);
+  }
+  return flags;
+}
+
 async function main() {
   const dev = process.argv.includes("--dev");
   const env = loadEnv();
@@ -74,7 +89,9 @@ async function main() {
   const url = publicUrl(env);
   // Production serves through scripts/serve.ts (Next in-process behind the front server, which
   // answers /api/mcp directly); `--dev` keeps `next dev` and its reloads.
-  const serveArgs = dev ? [nextBin, "dev"] : ["--import", "tsx", path.join(root, "scripts", "serve.ts")];
+  const serveArgs = dev
+    ? [nextBin, "dev"]
+    : [...nodeFlags(), "--import", "tsx", path.join(root, "scripts", "serve.ts")];
   const child = spawn(process.execPath, [...serveArgs, "-H", env.HOST, "-p", String(env.PORT)], {
     cwd: root,
     stdio: ["inherit", "pipe", "inherit"],

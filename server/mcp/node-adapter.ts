@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 
-/** The Node request as a web Request; its signal aborts when the client goes away. */
+/** The Node request as a web Request; its signal aborts when the client goes away before the answer. */
 export function toFetchRequest(req: http.IncomingMessage, res: http.ServerResponse): Request {
   const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
   const requestHeaders = new Headers();
@@ -17,7 +17,11 @@ export function toFetchRequest(req: http.IncomingMessage, res: http.ServerRespon
   }
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   const controller = new AbortController();
-  res.on("close", () => controller.abort());
+  // As Next.js does: a close after the response was written is the normal end, not an abort (an
+  // abort per request would run every abort listener and build a DOMException with its stack).
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
   return new Request(url, {
     method: req.method ?? "GET",
     headers: requestHeaders,
