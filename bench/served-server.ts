@@ -1,25 +1,36 @@
 /**
  * A served process for bench/served.bench.ts, started as its own Node process (so RSS, the event
- * loop and the database lock are its own). Two flavours, chosen by argv[2]:
- * - `toolstore`: the real MCP HTTP handler (API keys, DB sessions, gate, sandbox pool, audit) over
- *   node:http, on a real SQLite file (or PostgreSQL when BENCH_DATABASE_URL is postgresql://), with
- *   the toolsets folder loaded, plus a static `GET /` page;
- * - `baseline`: a minimal MCP SDK server whose `execute_code` tool runs the same action code in a
- *   bare fresh QuickJS runtime (the calculator toolset's code loaded as a module beside it).
+ * loop and the database lock are its own). The flavour is the last argument:
+ * - `toolstore`: the real MCP HTTP handler (API keys, DB sessions, gate, sandbox pool, audit) behind
+ *   the front server `npm start` uses, on a real SQLite file (or PostgreSQL when BENCH_DATABASE_URL
+ *   is postgresql://), with the toolsets folder loaded, plus a static `GET /` page;
+ * - `baseline`: the floor, a minimal MCP SDK server whose `execute_code` tool runs the same action
+ *   in a fresh QuickJS runtime and context, with the calculator toolset evaluated once in a warm
+ *   runtime of its own and reached through a host function;
+ * - `baseline-parse`: as `baseline`, but the calculator's source is loaded inside every action;
+ * - `seed`: migrates BENCH_DATABASE_URL, adds the bench's user, keys and the server-memory MCP
+ *   server, prints `{ "keys" }` and exits (the database `npm start` then serves).
  * Both answer `GET /__bench/stats?gc=1` with RSS after a forced GC (run with --expose-gc), the
  * event-loop lag since the previous `reset=1`, and (toolstore) the pool's stats. On start they
  * print one JSON line `{ "url", "keys" }` on stdout.
  */
 import fs from "node:fs";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
+import type {
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from "quickjs-emscripten-core";
 import { z } from "zod";
 import { loadCappedQuickJS } from "../server/core/sandbox/quickjs-module";
 import { transpileToolset } from "../server/core/toolsets/compile-toolset";
-import { serveFetchHandler } from "../server/mcp/node-adapter";
+import { createFrontServer, MCP_PATH } from "../server/http/front-server";
+import { createRequestGuard, type RequestGuard } from "../server/http/request-guard";
 
 type FetchHandler = (req: Request) => Promise<Response>;
 
@@ -52,72 +63,59 @@ const STATIC_PAGE = `<!doctype html><html><head><title>ToolStore</title></head><
 async function serve(
   mcp: FetchHandler,
   stats: () => Promise<Record<string, unknown>>,
+  guard: RequestGuard = createRequestGuard({}),
 ): Promise<{ url: string }> {
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   const json = (body: unknown) =>
     new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
-  const route: FetchHandler = async (req) => {
+  const page: FetchHandler = async () =>
+    new Response(STATIC_PAGE, { headers: { "content-type": "text/html" } });
+  const statsRoute: FetchHandler = async (req) => {
     const url = new URL(req.url);
-    if (url.pathname === "/" && req.method === "GET") {
-      return new Response(STATIC_PAGE, { headers: { "content-type": "text/html" } });
+    // Read before a forced GC, which stops the event loop itself and would show as lag.
+    const lagP99Ms = lag.percentile(99) / 1e6;
+    const lagMaxMs = lag.max / 1e6;
+    if (url.searchParams.get("gc") === "1") {
+      const gc = (globalThis as { gc?: () => void }).gc;
+      for (let i = 0; i < 3; i++) gc?.();
+      await new Promise((r) => setTimeout(r, 50));
+      gc?.();
     }
-    if (url.pathname === "/__bench/stats") {
-      // Read before a forced GC, which stops the event loop itself and would show as lag.
-      const lagP99Ms = lag.percentile(99) / 1e6;
-      const lagMaxMs = lag.max / 1e6;
-      if (url.searchParams.get("gc") === "1") {
-        const gc = (globalThis as { gc?: () => void }).gc;
-        for (let i = 0; i < 3; i++) gc?.();
-        await new Promise((r) => setTimeout(r, 50));
-        gc?.();
-      }
-      const body = {
-        rss: process.memoryUsage().rss,
-        heapUsed: process.memoryUsage().heapUsed,
-        lagP99Ms,
-        lagMaxMs,
-        ...cpuTimes(),
-        ...(await stats()),
-      };
-      if (url.searchParams.get("reset") === "1") lag.reset();
-      return json(body);
-    }
-    if (url.pathname === "/api/mcp") return mcp(req);
-    return new Response(null, { status: 404 });
+    const body = {
+      rss: process.memoryUsage().rss,
+      heapUsed: process.memoryUsage().heapUsed,
+      lagP99Ms,
+      lagMaxMs,
+      ...cpuTimes(),
+      ...(await stats()),
+    };
+    if (url.searchParams.get("reset") === "1") lag.reset();
+    return json(body);
   };
-  return serveFetchHandler(route, null);
+  // The same front server as `npm start` (scripts/serve.ts); what it would pass to Next gets 404.
+  const server = createFrontServer({
+    guard,
+    routes: { [MCP_PATH]: () => mcp, "/": () => page, "/__bench/stats": () => statsRoute },
+    fallback: (_req, res) => res.writeHead(404).end(),
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-async function startToolStore() {
+/** The bench's users, keys and the server-memory MCP server, in a migrated database. */
+async function seed(url: string, memoryFile: string): Promise<Record<string, string>> {
   const { createDb } = await import("../server/db");
   const { deployMigrations } = await import("../server/db/migrate");
   const { parseDatabaseUrl } = await import("../server/db/provider");
-  const { createMcpHttpHandler } = await import("../server/mcp/http");
   const { createApiKey } = await import("../server/services/api-keys");
   const { startServerEngine } = await import("../server/engine");
-  const { createMcpBackend } = await import("../server/mcp/mcp-backend");
-  const { syncToolsetsFolder } = await import("../server/modules/toolsets");
-
-  const target = parseDatabaseUrl(process.env.BENCH_DATABASE_URL ?? "");
+  const { categorizeTools, parseCategorizeRule, saveServer } = await import("../server/modules/mcp-servers");
+  const target = parseDatabaseUrl(url);
   await deployMigrations(target);
   const db = createDb(target);
   const user = await db.user.create({
     data: { username: `bench-${Date.now()}`, displayName: "Bench", role: "admin", passwordHash: "x" },
-  });
-  await syncToolsetsFolder(db, path.resolve("toolsets"));
-  const engine = await startServerEngine({
-    db,
-    actionTimeoutMs: Number(process.env.BENCH_ACTION_TIMEOUT_MS ?? 30_000),
-    approvalTtlMs: 60 * 60_000,
-  });
-  const backend = createMcpBackend({ db, engine: async () => engine, publicUrl: "http://bench" });
-  const handler = createMcpHttpHandler({
-    db,
-    backend,
-    consoleUrl: "http://bench",
-    allowedOrigins: [],
-    rateLimitPerMinute: 100_000_000,
   });
   const keys: Record<string, string> = {};
   for (const [name, mode] of [
@@ -128,11 +126,61 @@ async function startToolStore() {
   ] as const) {
     keys[name] = (await createApiKey(db, user.id, { name: `bench-${name}`, mode })).key;
   }
-  const { url } = await serve(handler, async () => ({
-    pool: engine.pool.stats(),
-    pendingApprovals: await db.approval.count({ where: { status: "pending" } }),
-  }));
-  return { url, keys };
+  await saveServer(db, {
+    name: "memory",
+    transport: "stdio",
+    command: process.execPath,
+    args: [path.resolve("node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
+    env: { MEMORY_FILE_PATH: memoryFile },
+  });
+  const engine = await startServerEngine({ db, workers: 1, instanceId: `bench-seed-${Date.now()}` });
+  await engine.sources.mcp.source.refresh("memory");
+  await categorizeTools(db, "memory", [parseCategorizeRule("*=proposed")], null);
+  await engine.shutdown();
+  await db.$disconnect();
+  return keys;
+}
+
+/**
+ * ToolStore's real MCP HTTP handler (API keys, DB sessions, gate, sandbox pool, audit) composed as
+ * `npm start` composes it (server/mcp/mount.ts, the engine with the settings from the
+ * environment) behind the same front server, without Next.js for the rest.
+ */
+async function startToolStore() {
+  const url = process.env.BENCH_DATABASE_URL ?? "";
+  const keys = await seed(url, process.env.BENCH_MEMORY_FILE ?? "");
+  // What the bench passes to `npm start` as well (bench/served.bench.ts, startProduct).
+  Object.assign(process.env, {
+    DATABASE_URL: url,
+    HOST: "127.0.0.1",
+    TOOLSTORE_MCP_RATE_LIMIT: "100000000",
+    TOOLSTORE_ACTION_TIMEOUT_MS: process.env.BENCH_ACTION_TIMEOUT_MS ?? "30000",
+    TOOLSTORE_APPROVAL_TTL_MINUTES: "60",
+  });
+  const { getDb } = await import("../server/db");
+  const { getEngine } = await import("../server/engine");
+  const { getMcpHttpHandler } = await import("../server/mcp/mount");
+  const { SOURCE_PLUGINS } = await import("../server/modules");
+  const { getRequestGuard } = await import("../server/http/request-guard");
+  const { secretBoxFor } = await import("../server/services/stored-secrets");
+  const db = getDb();
+  // As scripts/start.ts prepares the database before it serves.
+  await secretBoxFor(db);
+  for (const plugin of SOURCE_PLUGINS) {
+    if ("loadAtStart" in plugin && plugin.loadAtStart) {
+      await plugin.loadAtStart(db, { root: path.resolve("."), log: () => {} });
+    }
+  }
+  const engine = await getEngine();
+  const served = await serve(
+    getMcpHttpHandler(),
+    async () => ({
+      pool: engine.pool.stats(),
+      pendingApprovals: await db.approval.count({ where: { status: "pending" } }),
+    }),
+    getRequestGuard(),
+  );
+  return { url: served.url, keys };
 }
 
 const CALCULATOR = transpileToolset(fs.readFileSync(path.resolve("toolsets/calculator/toolset.ts"), "utf8"));
@@ -140,32 +188,92 @@ const CALCULATOR_FACADE = `import { evaluate as e, statistics as s } from "calcu
 export const evaluate = async (a) => e(a.expression, a.variables, a.precision);
 export const statistics = async (a) => s(a.values);`;
 
-/** Runs one action in a fresh runtime and context: the floor that the served path is compared to. */
-function runBare(module: QuickJSWASMModule, code: string): unknown {
+const FLOOR_FACADE = `export const evaluate = async (a) => JSON.parse(__call("evaluate", JSON.stringify(a)));
+export const statistics = async (a) => JSON.parse(__call("statistics", JSON.stringify(a)));`;
+const WARM_ENTRY = `import { evaluate, statistics } from "calculator-impl";
+globalThis.__run = (name, json) => {
+  const a = JSON.parse(json);
+  return JSON.stringify(name === "evaluate" ? evaluate(a.expression, a.variables, a.precision) : statistics(a.values));
+};`;
+
+/** Loads `entry` as an ES module in `ctx` and answers its namespace (the caller disposes it). */
+function importModule(rt: QuickJSRuntime, ctx: QuickJSContext, entry: string): QuickJSHandle {
+  const ns = ctx.unwrapResult(
+    ctx.evalCode(`import(${JSON.stringify(entry)})`, "driver.js", { type: "global" }),
+  );
+  rt.executePendingJobs();
+  const state = ctx.getPromiseState(ns);
+  ns.dispose();
+  if (state.type === "fulfilled") return state.value;
+  let why = "";
+  if (state.type === "rejected") {
+    why = JSON.stringify(ctx.dump(state.error));
+    state.error.dispose();
+  }
+  throw new Error(`bare: module did not load ${why}`);
+}
+
+/**
+ * The calculator toolset evaluated once in a runtime of its own that outlives the actions, as
+ * ToolStore's warm binding contexts do: a call costs the function, not a parse of 22 KiB.
+ */
+function warmCalculator(module: QuickJSWASMModule): (name: string, json: string) => string {
+  const rt = module.newRuntime();
+  rt.setMaxStackSize(256 * 1024);
+  rt.setMemoryLimit(64 * 1024 * 1024);
+  rt.setModuleLoader(
+    (name) => (name === "calculator-impl" ? CALCULATOR : WARM_ENTRY),
+    (_base, requested) => requested,
+  );
+  const ctx = rt.newContext();
+  importModule(rt, ctx, "warm.js").dispose();
+  const run = ctx.getProp(ctx.global, "__run");
+  return (name, json) => {
+    const args = [ctx.newString(name), ctx.newString(json)];
+    const text = ctx.unwrapResult(ctx.callFunction(run, ctx.undefined, ...args));
+    for (const a of args) a.dispose();
+    const out = ctx.getString(text);
+    text.dispose();
+    return out;
+  };
+}
+
+/**
+ * Runs one action in a fresh runtime and context, the least work that gives ToolStore's answer:
+ * `parse` loads the calculator's source as a module inside the action (the old baseline); else
+ * the facade answers through a host function into the warm calculator (the floor).
+ */
+function runBare(
+  module: QuickJSWASMModule,
+  code: string,
+  calculator: ((name: string, json: string) => string) | null,
+): unknown {
   const rt = module.newRuntime();
   rt.setMaxStackSize(256 * 1024);
   rt.setMemoryLimit(64 * 1024 * 1024);
   rt.setModuleLoader(
     (name) =>
-      name === "toolstore/calculator" ? CALCULATOR_FACADE : name === "calculator-impl" ? CALCULATOR : code,
+      name === "toolstore/calculator"
+        ? calculator
+          ? FLOOR_FACADE
+          : CALCULATOR_FACADE
+        : name === "calculator-impl"
+          ? CALCULATOR
+          : code,
     (_base, requested) => requested,
   );
   const ctx = rt.newContext();
   try {
-    const ns = ctx.unwrapResult(ctx.evalCode(`import("action.js")`, "driver.js", { type: "global" }));
-    rt.executePendingJobs();
-    const nsState = ctx.getPromiseState(ns);
-    ns.dispose();
-    if (nsState.type !== "fulfilled") {
-      let why = "";
-      if (nsState.type === "rejected") {
-        why = JSON.stringify(ctx.dump(nsState.error));
-        nsState.error.dispose();
-      }
-      throw new Error(`bare: module did not load ${why}`);
+    if (calculator) {
+      const call = ctx.newFunction("__call", (name, json) =>
+        ctx.newString(calculator(ctx.getString(name), ctx.getString(json))),
+      );
+      ctx.setProp(ctx.global, "__call", call);
+      call.dispose();
     }
-    const main = ctx.getProp(nsState.value, "default");
-    nsState.value.dispose();
+    const ns = importModule(rt, ctx, "action.js");
+    const main = ctx.getProp(ns, "default");
+    ns.dispose();
     const promise = ctx.unwrapResult(ctx.callFunction(main, ctx.undefined));
     main.dispose();
     rt.executePendingJobs();
@@ -188,8 +296,9 @@ function runBare(module: QuickJSWASMModule, code: string): unknown {
   }
 }
 
-async function startBaseline() {
+async function startBaseline(parse: boolean) {
   const { module } = await loadCappedQuickJS(256 * 1024 * 1024);
+  const calculator = parse ? null : warmCalculator(module);
   const handler: FetchHandler = async (req) => {
     const server = new McpServer({ name: "bare-quickjs", version: "1" });
     server.registerTool(
@@ -197,7 +306,7 @@ async function startBaseline() {
       { description: "runs an action in bare QuickJS", inputSchema: { code: z.string() } },
       async ({ code }) => {
         try {
-          const result = runBare(module, code);
+          const result = runBare(module, code, calculator);
           return { content: [{ type: "text", text: JSON.stringify({ ok: true, result }) }] };
         } catch (error) {
           return { content: [{ type: "text", text: String(error) }], isError: true };
@@ -213,5 +322,12 @@ async function startBaseline() {
 }
 
 const flavour = process.argv.at(-1);
-const started = flavour === "baseline" ? await startBaseline() : await startToolStore();
-process.stdout.write(`${JSON.stringify(started)}\n`);
+const started =
+  flavour === "seed"
+    ? { keys: await seed(process.env.BENCH_DATABASE_URL ?? "", process.env.BENCH_MEMORY_FILE ?? "") }
+    : flavour === "baseline" || flavour === "baseline-parse"
+      ? await startBaseline(flavour === "baseline-parse")
+      : await startToolStore();
+process.stdout.write(`${JSON.stringify(started)}\n`, () => {
+  if (flavour === "seed") process.exit(0);
+});

@@ -1,11 +1,15 @@
 /**
- * The served path: ToolStore's real MCP HTTP handler in its own process, on a real
- * SQLite file (PostgreSQL when BENCH_DATABASE_URL=postgresql://... is set), over loopback with the
- * SDK Client, against a minimal SDK server in another process whose tool runs the same action code
- * in a bare fresh QuickJS runtime. Latency and throughput are measured in interleaved rounds and
- * reported as ratios. Then, on ToolStore alone: RSS after 1,000 and 10,000 actions (forced GC),
- * fairness under another key's infinite loops, 1,000 parked approvals, 200 clients, and a SQLite
- * file locked by another process.
+ * The served path, as users start it: `npm start` (scripts/start.ts, its serving process
+ * scripts/serve.ts) on a real SQLite file (PostgreSQL databases beside BENCH_DATABASE_URL when it
+ * is postgresql://...), over loopback with the SDK Client; beside it the bench server (the same
+ * MCP handler and front server in a process without Next.js, bench/served-server.ts), and the
+ * floor: a minimal SDK server whose tool runs the same action in a fresh bare QuickJS runtime and
+ * context, the calculator toolset evaluated once beside it. Latency and throughput are measured in
+ * interleaved rounds and reported as ratios (npm start / floor, and npm start / bench server, which
+ * should agree). Then: server-memory's read_graph through an action vs a direct SDK call, and 200
+ * clients against the `npm start` process (RSS from /proc); on the bench server (which can force a
+ * GC and reports its pool): RSS after 1,000 and 10,000 actions, fairness under another key's
+ * infinite loops, 1,000 parked approvals, and a SQLite file locked by another process.
  *
  * Sizes: BENCH_SERVED_SCALE=0.1 shrinks every count and duration (a quick look); 1 is the issue's.
  */
@@ -16,6 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type Benchmark, type BenchReport, type BenchRow, ms, printReport, summarize } from "./harness";
 
@@ -46,14 +51,31 @@ const LOOP = `export default async function () { while (true) {} }`;
 const PARK = `import { run } from "toolstore/lisp";
 export default async function () { return await run({ program: "(+ 1 2)" }); }`;
 
+const READ_GRAPH = `import { read_graph } from "toolstore/memory";
+export default async function () { return (await read_graph({})).entities.length; }`;
+const TWENTY = `export default async function () { return 20; }`;
+
 interface Served {
   url: string;
   keys: Record<string, string>;
   child: ChildProcess;
+  /** The process that serves (for `npm start`, its serving child), read through /proc. */
+  pid?: number;
 }
 
-function startServed(flavour: "toolstore" | "baseline", env: Record<string, string>): Promise<Served> {
+function readLine(child: ChildProcess, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`${what} exited with code ${code}`)));
+  });
+}
+
+type Flavour = "toolstore" | "baseline" | "baseline-parse" | "seed";
+
+function startServed(flavour: Flavour, env: Record<string, string>): Promise<Served> {
   // BENCH_SERVED_ROOT: serve ToolStore from another checkout (e.g. the commit before a change).
+  // The seed step is always this checkout's (the schema is the same).
   const root = flavour === "toolstore" ? path.resolve(process.env.BENCH_SERVED_ROOT ?? ".") : process.cwd();
   const child = fork(path.join(root, "bench/served-server.ts"), [flavour], {
     cwd: root,
@@ -61,20 +83,78 @@ function startServed(flavour: "toolstore" | "baseline", env: Record<string, stri
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
-  return new Promise((resolve, reject) => {
-    const lines = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    lines.once("line", (line) => {
-      const { url, keys } = JSON.parse(line) as { url: string; keys: Record<string, string> };
-      resolve({ url, keys, child });
-    });
-    child.once("exit", (code) => reject(new Error(`${flavour} server exited with code ${code}`)));
+  return readLine(child, `${flavour} server`).then((line) => {
+    const { url, keys } = JSON.parse(line) as { url: string; keys: Record<string, string> };
+    return { url, keys, child, ...(child.pid ? { pid: child.pid } : {}) };
   });
+}
+
+/**
+ * ToolStore as users start it: `npm start` (scripts/start.ts, which builds if needed and serves
+ * through scripts/serve.ts) on a database the seed step prepared. BENCH_PROFILE_DIR: started as
+ * `node --cpu-prof --cpu-prof-dir=<dir> --import tsx scripts/start.ts`, whose flags start.ts
+ * passes to the serving process (one profile per process and thread, written when it stops).
+ */
+async function startProduct(env: Record<string, string>, port: number): Promise<Served> {
+  const seeded = await startServed("seed", env);
+  await new Promise((r) => seeded.child.once("exit", r));
+  const root = path.resolve(process.env.BENCH_SERVED_ROOT ?? ".");
+  const profile = process.env.BENCH_PROFILE_DIR;
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", path.join(root, "scripts/start.ts")], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: env.BENCH_DATABASE_URL ?? "",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      TOOLSTORE_MCP_RATE_LIMIT: "100000000",
+      TOOLSTORE_ACTION_TIMEOUT_MS: env.BENCH_ACTION_TIMEOUT_MS ?? "30000",
+      TOOLSTORE_APPROVAL_TTL_MINUTES: "60",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes("ToolStore is serving")) resolve();
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`npm start exited with code ${code}: ${seen.slice(-500)}`)),
+    );
+  });
+  const children = fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim();
+  const pid = Number(children.split(" ")[0]);
+  return { url: `http://127.0.0.1:${port}`, keys: seeded.keys, child, pid };
 }
 
 async function stop(served: Served) {
   if (served.child.exitCode !== null || served.child.signalCode !== null) return;
-  served.child.kill("SIGKILL");
+  // npm start passes SIGTERM to its serving process, which exits cleanly (profiles are written).
+  served.child.kill(served.pid && served.pid !== served.child.pid ? "SIGTERM" : "SIGKILL");
   await new Promise((r) => served.child.once("exit", r));
+}
+
+/** RSS, threads and CPU time of a process, from /proc (no cooperation from the process needed). */
+function procStats(pid: number): { rss: number; threads: number; allCpuMs: number; mainCpuMs: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+  let all = 0;
+  let main = 0;
+  const tids = fs.readdirSync(`/proc/${pid}/task`);
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const cpu = (Number(fields[11]) + Number(fields[12])) * 10;
+      all += cpu;
+      if (Number(tid) === pid) main = cpu;
+    } catch {
+      // the thread ended while being read
+    }
+  }
+  return { rss, threads: tids.length, allCpuMs: all, mainCpuMs: main };
 }
 
 async function stats(
@@ -130,6 +210,8 @@ const EXPECTED = new Map<string, string>([
   ],
   [FIVE_SEQUENTIAL, "[6,12,18,24,30]"],
   [TRIVIAL, "1"],
+  [READ_GRAPH, "20"],
+  [TWENTY, "20"],
 ]);
 
 /**
@@ -169,72 +251,122 @@ async function load(clients: Client[], perClient: number, code: string) {
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
-async function latencyAndThroughput(ours: Served, base: Served): Promise<BenchReport[]> {
-  const rounds = scaled(4, 2);
-  const rows: BenchRow[] = [];
-  const oursClients = await Promise.all(Array.from({ length: 32 }, () => connect(ours, ours.keys.a)));
-  const baseClients = await Promise.all(Array.from({ length: 32 }, () => connect(base)));
-  // Warm both sides (workers, modules, caches), and check that both answer every measured action.
-  for (const code of [ONE_CALL, TWO_SEQUENTIAL, TWO_PARALLEL, FIVE_SEQUENTIAL]) {
-    for (const [side, clients] of [
-      ["ToolStore", oursClients],
-      ["baseline", baseClients],
-    ] as const) {
-      const r = await load(clients.slice(0, 8), 5, code);
+/** Like `load`, but each client sends calls back to back for `durationMs`. */
+async function loadFor(clients: Client[], durationMs: number, code: string) {
+  const samples: number[] = [];
+  let failures = 0;
+  let firstFailure: string | undefined;
+  const started = performance.now();
+  const until = started + durationMs;
+  const expected = EXPECTED.get(code);
+  await Promise.all(
+    clients.map(async (client) => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        const r: Record<string, unknown> = await execute(client, code).catch((error) => ({
+          isError: true,
+          ok: false,
+          error: String(error),
+        }));
+        samples.push(performance.now() - t);
+        if (
+          r.isError ||
+          r.ok === false ||
+          (expected !== undefined && JSON.stringify(r.result) !== expected)
+        ) {
+          failures += 1;
+          firstFailure ??= JSON.stringify(r).slice(0, 300);
+        }
+      }
+    }),
+  );
+  return { samples, seconds: (performance.now() - started) / 1000, failures, firstFailure };
+}
+
+interface Side {
+  name: string;
+  clients: Client[];
+}
+
+/** The issue's table: each cell measured on every side in turn, the order rotating each round. */
+const CELLS = [
+  { label: "`return 1`", code: TRIVIAL, clients: 1, goal: 1.5, by: "p50" },
+  { label: "one calculator call", code: ONE_CALL, clients: 1, goal: 2, by: "p50" },
+  { label: "one calculator call", code: ONE_CALL, clients: 8, goal: 0.5, by: "rps" },
+  { label: "one calculator call", code: ONE_CALL, clients: 32, goal: undefined, by: "rps" },
+] as const;
+
+async function latencyAndThroughput(sides: Served[], names: string[]): Promise<BenchReport[]> {
+  const rounds = scaled(3, 2);
+  const cellMs = scaled(3_000, 500);
+  const all: Side[] = await Promise.all(
+    sides.map(async (served, i) => ({
+      name: names[i] as string,
+      clients: await Promise.all(Array.from({ length: 32 }, () => connect(served, served.keys.a))),
+    })),
+  );
+  // Warm every side (workers, modules, caches), and check that each answers every measured action.
+  for (const code of [TRIVIAL, ONE_CALL, TWO_SEQUENTIAL, TWO_PARALLEL, FIVE_SEQUENTIAL]) {
+    for (const side of all) {
+      const r = await load(side.clients.slice(0, 8), 5, code);
       if (r.failures > 0)
-        throw new Error(`${side} failed ${r.failures} of 40 warm-up actions: ${r.firstFailure}`);
+        throw new Error(`${side.name} failed ${r.failures} of 40 warm-up actions: ${r.firstFailure}`);
     }
   }
-  const result: Record<
-    string,
-    { ours: number[]; base: number[]; oursS: number; baseS: number; fail: number }
-  > = {};
+  const result = new Map<string, { samples: number[]; seconds: number; fail: number }>();
   for (let round = 0; round < rounds; round++) {
-    for (const n of [1, 8, 32]) {
-      const perClient = Math.max(3, Math.round(scaled(160) / n));
-      result[n] ??= { ours: [], base: [], oursS: 0, baseS: 0, fail: 0 };
-      const slot = result[n];
-      const order = round % 2 === 0 ? (["ours", "base"] as const) : (["base", "ours"] as const);
-      for (const side of order) {
-        const r = await load(
-          side === "ours" ? oursClients.slice(0, n) : baseClients.slice(0, n),
-          perClient,
-          ONE_CALL,
-        );
-        slot[side].push(...r.samples);
+    for (const [c, cell] of CELLS.entries()) {
+      for (let k = 0; k < all.length; k++) {
+        const side = all[(k + round) % all.length] as Side;
+        const r = await loadFor(side.clients.slice(0, cell.clients), cellMs, cell.code);
+        const key = `${c}:${side.name}`;
+        const slot = result.get(key) ?? { samples: [], seconds: 0, fail: 0 };
+        slot.samples.push(...r.samples);
+        slot.seconds += r.seconds;
         slot.fail += r.failures;
-        if (side === "ours") slot.oursS += r.seconds;
-        else slot.baseS += r.seconds;
+        result.set(key, slot);
       }
     }
   }
-  let rps1 = 0;
-  for (const n of [1, 8, 32]) {
-    const slot = result[n];
-    if (!slot) continue;
-    const o = summarize(slot.ours);
-    const b = summarize(slot.base);
-    const oRps = slot.ours.length / slot.oursS;
-    const bRps = slot.base.length / slot.baseS;
-    if (n === 1) rps1 = oRps;
-    rows.push(
-      {
-        metric: `${n} client${n > 1 ? "s" : ""}: p50 ToolStore / baseline`,
-        value: `${ms(o.p50)} / ${ms(b.p50)}`,
-        note: `ratio ${ratio(o.p50, b.p50)}${n === 1 ? " (goal ≤ 3×)" : ""}; p99 ${ms(o.p99)} / ${ms(b.p99)}`,
-      },
-      {
-        metric: `${n} client${n > 1 ? "s" : ""}: req/s ToolStore / baseline`,
-        value: `${oRps.toFixed(0)} / ${bRps.toFixed(0)}`,
-        note: `ratio ${ratio(oRps, bRps)}${n === 8 ? " (goal ≥ 0.5×)" : ""}${n > 1 ? `; vs 1 client ${ratio(oRps, rps1)}` : ""}${slot.fail ? `; ${slot.fail} FAILED` : ""}`,
-      },
-    );
+  const rows: BenchRow[] = [];
+  const [product, bench, floor] = names;
+  for (const [c, cell] of CELLS.entries()) {
+    const value = (name: string | undefined) => {
+      const slot = result.get(`${c}:${name}`);
+      if (!slot) return Number.NaN;
+      return cell.by === "p50" ? summarize(slot.samples).p50 : slot.samples.length / slot.seconds;
+    };
+    const show = (v: number) => (cell.by === "p50" ? ms(v, 1) : `${v.toFixed(0)} req/s`);
+    const failed = names.reduce((n, name) => n + (result.get(`${c}:${name}`)?.fail ?? 0), 0);
+    const vsFloor = value(product) / value(floor);
+    const agree = value(product) / value(bench);
+    rows.push({
+      metric: `${cell.label}, ${cell.clients} client${cell.clients > 1 ? "s" : ""}: ${cell.by} ${names.join(" / ")}`,
+      value: names.map((n) => show(value(n))).join(" / "),
+      note:
+        `${product} / ${floor} ${vsFloor.toFixed(2)}×${cell.goal ? ` (goal ${cell.by === "p50" ? "≤" : "≥"} ${cell.goal}×)` : ""}; ` +
+        `${product} / ${bench} ${agree.toFixed(2)}× (goal within 10%)` +
+        (cell.by === "p50"
+          ? `; p99 ${names.map((n) => ms(summarize(result.get(`${c}:${n}`)?.samples ?? []).p99, 1)).join(" / ")}`
+          : "") +
+        (failed ? `; ${failed} FAILED` : ""),
+    });
   }
+
+  const served = names.map((n) =>
+    CELLS.reduce((sum, _cell, c) => sum + (result.get(`${c}:${n}`)?.samples.length ?? 0), 0),
+  );
+  rows.push({
+    metric: `actions measured: ${names.join(" / ")}`,
+    value: served.join(" / "),
+    note: "plus 200 warm-up actions a side (for profiles: the actions in a window)",
+  });
 
   // Extra capability call: one call vs two sequential vs two in Promise.all, 1 client, interleaved;
   // five sequential calls give the same cost per extra call with a quarter of the noise.
-  const extra: Record<string, { ours: number[]; base: number[]; fail: number }> = {};
-  const perShape = scaled(60, 5);
+  const pair = [all[0] as Side, all[all.length - 1] as Side];
+  const extra: Record<string, number[][]> = {};
+  let extraFailed = 0;
   for (let round = 0; round < rounds; round++) {
     for (const [name, code] of [
       ["one", ONE_CALL],
@@ -242,33 +374,90 @@ async function latencyAndThroughput(ours: Served, base: Served): Promise<BenchRe
       ["par", TWO_PARALLEL],
       ["five", FIVE_SEQUENTIAL],
     ] as const) {
-      extra[name] ??= { ours: [], base: [], fail: 0 };
-      const slot = extra[name];
-      for (const side of ["ours", "base"] as const) {
-        const r = await load((side === "ours" ? oursClients : baseClients).slice(0, 1), perShape, code);
-        slot[side].push(...r.samples);
-        slot.fail += r.failures;
+      extra[name] ??= [[], []];
+      for (const [i, side] of pair.entries()) {
+        const r = await loadFor(side.clients.slice(0, 1), cellMs / 2, code);
+        extra[name]?.[i]?.push(...r.samples);
+        extraFailed += r.failures;
       }
     }
   }
-  const p50 = (xs: number[] | undefined) => summarize(xs ?? []).p50;
-  const shapes = [
+  const p50 = (shape: string, i: number) => summarize(extra[shape]?.[i] ?? []).p50;
+  for (const [shape, label, extraCalls] of [
     ["seq", "sequential", 1],
     ["par", "Promise.all", 1],
     ["five", "sequential, per call of 4 more in a run of 5", 4],
-  ] as const;
-  for (const [shape, label, extraCalls] of shapes) {
-    const oursExtra = (p50(extra[shape]?.ours) - p50(extra.one?.ours)) / extraCalls;
-    const baseExtra = (p50(extra[shape]?.base) - p50(extra.one?.base)) / extraCalls;
-    const failed = (extra[shape]?.fail ?? 0) + (extra.one?.fail ?? 0);
+  ] as const) {
+    const ours = (p50(shape, 0) - p50("one", 0)) / extraCalls;
+    const base = (p50(shape, 1) - p50("one", 1)) / extraCalls;
     rows.push({
-      metric: `extra call (${label}): ToolStore / baseline`,
-      value: `${ms(oursExtra)} / ${ms(baseExtra)}`,
-      note: `difference ${ms(oursExtra - baseExtra)} (goal ≤ 1 ms)${failed ? `; ${failed} FAILED` : ""}`,
+      metric: `extra call (${label}): ${pair[0]?.name} / ${pair[1]?.name}`,
+      value: `${ms(ours)} / ${ms(base)}`,
+      note: `difference ${ms(ours - base)} (goal ≤ 1 ms)${extraFailed ? `; ${extraFailed} FAILED` : ""}`,
     });
   }
-  await Promise.all([...oursClients, ...baseClients].map((c) => c.close()));
-  return [{ title: `served path vs bare QuickJS over MCP (${rounds} interleaved rounds)`, rows }];
+  await Promise.all(all.flatMap((side) => side.clients.map((c) => c.close())));
+  return [
+    {
+      title: `served paths vs the floor (bare QuickJS) over MCP (${rounds} interleaved rounds × ${cellMs / 1000} s a cell)`,
+      rows,
+    },
+  ];
+}
+
+/** server-memory's read_graph through an action on `ours` vs a direct SDK client over stdio. */
+async function mcpServerCall(ours: Served, memoryFile: string): Promise<BenchReport> {
+  const client = await connect(ours, ours.keys.a);
+  const direct = new Client({ name: "bench", version: "1" });
+  await direct.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [path.resolve("node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
+      env: { MEMORY_FILE_PATH: memoryFile },
+    }),
+  );
+  const samples: Record<string, number[]> = { action: [], twenty: [], direct: [] };
+  const runs: Record<string, () => Promise<boolean>> = {
+    action: async () => JSON.stringify((await execute(client, READ_GRAPH)).result) === "20",
+    twenty: async () => JSON.stringify((await execute(client, TWENTY)).result) === "20",
+    direct: async () =>
+      ((await direct.callTool({ name: "read_graph", arguments: {} })) as { isError?: boolean }).isError !==
+      true,
+  };
+  let failures = 0;
+  for (const run of Object.values(runs)) for (let i = 0; i < 5; i++) await run();
+  const perRound = scaled(40, 5);
+  for (let round = 0; round < scaled(6, 2); round++) {
+    const order = Object.keys(runs);
+    if (round % 2 === 1) order.reverse();
+    for (const name of order) {
+      for (let i = 0; i < perRound; i++) {
+        const t = performance.now();
+        if (!(await (runs[name] as () => Promise<boolean>)())) failures += 1;
+        samples[name]?.push(performance.now() - t);
+      }
+    }
+  }
+  await client.close();
+  await direct.close();
+  const [a, t, d] = (["action", "twenty", "direct"] as const).map((k) => summarize(samples[k] ?? []).p50) as [
+    number,
+    number,
+    number,
+  ];
+  return {
+    title: "an MCP-server call through an action: server-memory read_graph (20 entities), 1 client",
+    rows: [
+      { metric: "execute_code with read_graph: p50", value: ms(a), note: `${failures} failed` },
+      { metric: "direct SDK client call over stdio: p50", value: ms(d) },
+      { metric: "difference", value: ms(a - d), note: "goal ≤ 3 ms" },
+      {
+        metric: "for scale: execute_code `return 20` p50; the call's own share",
+        value: `${ms(t)}; ${ms(a - t)}`,
+        note: `the read_graph call costs ${ms(a - t - d)} more through the action than directly`,
+      },
+    ],
+  };
 }
 
 async function memoryAfterActions(ours: Served): Promise<BenchReport> {
@@ -424,19 +613,32 @@ async function parkedApprovals(ours: Served): Promise<BenchReport> {
   };
 }
 
+/**
+ * The acceptance check on memory as started: `n` MCP clients for `seconds` against the `npm start`
+ * process, its RSS (from /proc, no forced GC) sampled throughout and 30 s after the load.
+ */
 async function manyClients(ours: Served): Promise<BenchReport> {
+  const pid = ours.pid as number;
   const n = scaled(200, 10);
   const seconds = scaled(60, 5);
-  const start = await stats(ours);
+  const settleS = scaled(30, 5);
+  const idle = procStats(pid);
   const clients = await Promise.all(Array.from({ length: n }, () => connect(ours, ours.keys.a)));
   const samples: number[] = [];
   const pageSamples: number[] = [];
   let failures = 0;
+  let peak = idle.rss;
+  let peakThreads = idle.threads;
   const until = performance.now() + seconds * 1000;
+  const sampler = setInterval(() => {
+    const now = procStats(pid);
+    peak = Math.max(peak, now.rss);
+    peakThreads = Math.max(peakThreads, now.threads);
+  }, 250);
   const page = (async () => {
     while (performance.now() < until) {
       const t = performance.now();
-      await (await fetch(`${ours.url}/`)).text();
+      await (await fetch(`${ours.url}/signin`)).text();
       pageSamples.push(performance.now() - t);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -453,37 +655,32 @@ async function manyClients(ours: Served): Promise<BenchReport> {
   );
   await page;
   await Promise.all(clients.map((c) => c.close()));
-  await new Promise((r) => setTimeout(r, 2_000));
-  const end = await stats(ours);
-  // Workers added beyond the pool's size under load retire after 10 s idle, taking their heaps.
-  const workers = poolWorkers;
-  const idleSince = performance.now();
-  let settled = await stats(ours, "gc=1");
-  while (workers(settled) > workers(start) && performance.now() - idleSince < 30_000) {
-    await new Promise((r) => setTimeout(r, 1_000));
-    settled = await stats(ours, "gc=1");
-  }
-  const settledAfterS = (performance.now() - idleSince) / 1000 + 2;
+  clearInterval(sampler);
+  const end = procStats(pid);
+  await new Promise((r) => setTimeout(r, settleS * 1000));
+  const settled = procStats(pid);
   const s = summarize(samples);
   const p = summarize(pageSamples);
   return {
-    title: `${n} concurrent MCP clients for ${seconds} s`,
+    title: `${n} concurrent MCP clients for ${seconds} s against the \`npm start\` process`,
     rows: [
       {
         metric: "execute_code p50 / p99",
         value: `${ms(s.p50)} / ${ms(s.p99)}`,
-        note: `p99/p50 ${ratio(s.p99, s.p50)} (goal ≤ 10×); ${samples.length} calls, ${failures} failed`,
+        note: `p99/p50 ${ratio(s.p99, s.p50)} (goal ≤ 10×); ${samples.length} calls (${(samples.length / seconds).toFixed(0)}/s), ${failures} failed`,
       },
-      { metric: "GET / p50 / p99", value: `${ms(p.p50)} / ${ms(p.p99)}`, note: "goal p99 < 200 ms" },
+      { metric: "GET /signin p50 / p99", value: `${ms(p.p50)} / ${ms(p.p99)}`, note: "goal p99 < 200 ms" },
+      { metric: "RSS idle (before the load)", value: mib(idle.rss), note: `${idle.threads} threads` },
       {
-        metric: "RSS before / 2 s after the load",
-        value: `${mib(start.rss)} / ${mib(end.rss)}`,
-        note: `${ratio(end.rss, start.rss)}; workers ${workers(start)} → ${workers(end)} (the extra ones still idle)`,
+        metric: "RSS peak during the load",
+        value: mib(peak),
+        note: `${ratio(peak, idle.rss)} of idle (goal < 2×); ${peakThreads} threads at most`,
       },
+      { metric: "RSS right after the load", value: mib(end.rss), note: ratio(end.rss, idle.rss) },
       {
-        metric: "RSS once idle, after a forced GC",
+        metric: `RSS ${settleS} s after the load`,
         value: mib(settled.rss),
-        note: `${ratio(settled.rss, start.rss)} of before (goal ≤ 1.20×), ${settledAfterS.toFixed(0)} s after the load, ${workers(settled)} workers; main JS heap ${mib(start.heapUsed)} → ${mib(settled.heapUsed)}`,
+        note: `${ratio(settled.rss, idle.rss)} of idle (goal ≤ 1.2×); ${settled.threads} threads`,
       },
     ],
   };
@@ -531,19 +728,48 @@ async function lockedDatabase(ours: Served, dbFile: string): Promise<BenchReport
   };
 }
 
+/** Two fresh databases: SQLite files in `dir`, or PostgreSQL databases beside BENCH_DATABASE_URL's. */
+async function benchDatabases(dir: string, pg: string | undefined): Promise<[string, string]> {
+  if (!pg) return [`file:${path.join(dir, "product.db")}`, `file:${path.join(dir, "served.db")}`];
+  const { default: pgLib } = await import("pg");
+  const admin = new pgLib.Client({ connectionString: pg });
+  await admin.connect();
+  const urls: string[] = [];
+  for (const name of ["toolstore_bench_product", "toolstore_bench_served"]) {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(pg);
+    url.pathname = `/${name}`;
+    urls.push(url.toString());
+  }
+  await admin.end();
+  return urls as [string, string];
+}
+
 async function servedPath(): Promise<BenchReport[]> {
-  const pg = process.env.BENCH_DATABASE_URL?.startsWith("postgres");
+  const pgUrl = process.env.BENCH_DATABASE_URL?.startsWith("postgres")
+    ? process.env.BENCH_DATABASE_URL
+    : undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-bench-served-"));
-  const dbFile = path.join(dir, "served.db");
-  const env: Record<string, string> = {
-    BENCH_DATABASE_URL: pg ? (process.env.BENCH_DATABASE_URL as string) : `file:${dbFile}`,
-    BENCH_ACTION_TIMEOUT_MS: String(DEADLINE_MS),
-  };
+  const memoryFile = path.join(dir, "memory.jsonl");
+  fs.writeFileSync(
+    memoryFile,
+    `${Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({ type: "entity", name: `city-${i}`, entityType: "city", observations: [`fact ${i}`] }),
+    ).join("\n")}\n`,
+  );
+  const [productUrl, servedUrl] = await benchDatabases(dir, pgUrl);
+  const common = { BENCH_ACTION_TIMEOUT_MS: String(DEADLINE_MS), BENCH_MEMORY_FILE: memoryFile };
   const only = process.env.BENCH_SERVED_ONLY?.split(",");
   const want = (name: string) => !only || only.includes(name);
   const reports: BenchReport[] = [];
-  const ours = await startServed("toolstore", env);
-  const base = await startServed("baseline", {});
+  const product = await startProduct(
+    { ...common, BENCH_DATABASE_URL: productUrl },
+    Number(process.env.BENCH_SERVED_PORT ?? 3391),
+  );
+  const ours = await startServed("toolstore", { ...common, BENCH_DATABASE_URL: servedUrl });
+  const floor = await startServed("baseline", {});
+  const parse = process.env.BENCH_SERVED_PARSE === "1" ? await startServed("baseline-parse", {}) : undefined;
   // A section that fails (e.g. requests time out) is reported as such; the others still run.
   const section = async (name: string, run: () => Promise<BenchReport | BenchReport[]>) => {
     if (!want(name)) return;
@@ -565,19 +791,31 @@ async function servedPath(): Promise<BenchReport[]> {
     console.error(`served bench: ${name} done`);
   };
   try {
-    await section("latency", () => latencyAndThroughput(ours, base));
-    await stop(base);
+    await section("latency", () =>
+      latencyAndThroughput(parse ? [product, ours, floor, parse] : [product, ours, floor], [
+        "npm start",
+        "bench server",
+        "floor",
+        ...(parse ? ["bare, module parsed per action"] : []),
+      ]),
+    );
+    await stop(floor);
+    if (parse) await stop(parse);
+    await section("mcp-call", () => mcpServerCall(product, memoryFile));
+    await section("clients", () => manyClients(product));
+    await stop(product);
     await section("memory", () => memoryAfterActions(ours));
     await section("fairness", () => fairness(ours));
     await section("parked", () => parkedApprovals(ours));
-    await section("clients", () => manyClients(ours));
-    if (!pg) await section("locked", () => lockedDatabase(ours, dbFile));
+    if (!pgUrl) await section("locked", () => lockedDatabase(ours, servedUrl.slice("file:".length)));
   } finally {
+    await stop(product);
     await stop(ours);
-    await stop(base);
+    await stop(floor);
+    if (parse) await stop(parse);
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const machine = `${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)} at the end, shared machine; scale ${SCALE}; ${pg ? "PostgreSQL" : "SQLite"}`;
+  const machine = `${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)} at the end, shared machine; scale ${SCALE}; ${pgUrl ? "PostgreSQL" : "SQLite"}`;
   for (const r of reports) r.title = `${r.title} [${machine}]`;
   return reports;
 }

@@ -1,6 +1,7 @@
 /**
  * `npm start`: create and migrate the database, load the toolsets folder, build when the sources
- * changed, print the first-run setup link, and serve the console (HOST/PORT).
+ * changed, print the first-run setup link, and serve the console (HOST/PORT) from a child process
+ * (scripts/serve.ts: Next.js behind a node:http front that answers /api/mcp directly).
  * `--dev` serves with `next dev` instead of a build. Bad configuration ends with one clear line.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -25,6 +26,21 @@ function portFree(host: string, port: number): Promise<boolean> {
     server.once("error", () => resolve(false));
     server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * This process's Node flags (e.g. `node --cpu-prof --import tsx scripts/start.ts`), passed on to
+ * the serving process; tsx's own loader flags are left out (the child names tsx itself).
+ */
+function nodeFlags(): string[] {
+  const flags: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (["--require", "-r", "--import", "--loader"].includes(arg) && argv[i + 1]?.includes("tsx")) i++;
+    else if (!arg.includes("tsx")) flags.push(arg);
+  }
+  return flags;
 }
 
 async function main() {
@@ -71,15 +87,16 @@ async function main() {
   await db.$disconnect();
 
   const url = publicUrl(env);
-  const child = spawn(
-    process.execPath,
-    [nextBin, dev ? "dev" : "start", "-H", env.HOST, "-p", String(env.PORT)],
-    {
-      cwd: root,
-      stdio: ["inherit", "pipe", "inherit"],
-      env: { ...process.env, NODE_ENV: dev ? "development" : "production" },
-    },
-  );
+  // Production serves through scripts/serve.ts (Next in-process behind the front server, which
+  // answers /api/mcp directly); `--dev` keeps `next dev` and its reloads.
+  const serveArgs = dev
+    ? [nextBin, "dev"]
+    : [...nodeFlags(), "--import", "tsx", path.join(root, "scripts", "serve.ts")];
+  const child = spawn(process.execPath, [...serveArgs, "-H", env.HOST, "-p", String(env.PORT)], {
+    cwd: root,
+    stdio: ["inherit", "pipe", "inherit"],
+    env: { ...process.env, NODE_ENV: dev ? "development" : "production" },
+  });
   let announced = false;
   child.stdout.on("data", (chunk: Buffer) => {
     process.stdout.write(chunk);

@@ -1,10 +1,76 @@
 /**
- * Serves a fetch-style handler on a plain node:http server: for tests and benchmarks that need the
- * MCP endpoint over real loopback HTTP without starting Next.
+ * Bridges node:http and fetch-style handlers: a Node request as a web `Request` (aborted when the
+ * connection closes) and a web `Response` written back. The front server (server/http/front-server.ts)
+ * uses it for /api/mcp; `serveFetchHandler` serves one handler on its own for tests and benchmarks.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+
+/** The Node request as a web Request; its signal aborts when the client goes away before the answer. */
+export function toFetchRequest(req: http.IncomingMessage, res: http.ServerResponse): Request {
+  const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
+  const requestHeaders = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (typeof v === "string") requestHeaders.set(k, v);
+    else if (Array.isArray(v)) for (const item of v) requestHeaders.append(k, item);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  const controller = new AbortController();
+  // As Next.js does: a close after the response was written is the normal end, not an abort (an
+  // abort per request would run every abort listener and build a DOMException with its stack).
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return new Request(url, {
+    method: req.method ?? "GET",
+    headers: requestHeaders,
+    signal: controller.signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+/** Writes `response` (status, headers, streamed body) to `res`, with `extraHeaders` added. */
+export async function writeFetchResponse(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  response: Response,
+  extraHeaders: Record<string, string> = {},
+): Promise<void> {
+  const headers: Record<string, string | string[]> = { ...extraHeaders };
+  for (const [k, v] of response.headers) headers[k] = v;
+  const setCookies = response.headers.getSetCookie();
+  if (setCookies.length > 1) headers["set-cookie"] = setCookies;
+  // A body the handler refused unread (e.g. too large) would poison a kept-alive connection.
+  if (req.method !== "GET" && req.method !== "HEAD" && !req.readableEnded) headers.connection = "close";
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    res.write(value);
+  }
+  res.end();
+}
+
+/** Runs `handler` for one Node request; a handler that throws answers 500. */
+export async function serveOne(
+  handler: (req: Request) => Promise<Response>,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  extraHeaders?: Record<string, string>,
+): Promise<void> {
+  try {
+    await writeFetchResponse(req, res, await handler(toFetchRequest(req, res)), extraHeaders);
+  } catch (error) {
+    if (!res.headersSent) res.writeHead(500);
+    res.end(String(error));
+  }
+}
 
 export async function serveFetchHandler(
   handler: (req: Request) => Promise<Response>,
@@ -13,47 +79,12 @@ export async function serveFetchHandler(
   /** 0 (default): any free port. A fixed port lets a restarted process serve the same address. */
   port = 0,
 ): Promise<{ url: string; server: http.Server; close(): Promise<void> }> {
-  const server = http.createServer(async (req, res) => {
-    try {
-      const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
-      if (path !== null && url.pathname !== path) {
-        res.writeHead(404).end();
-        return;
-      }
-      const requestHeaders = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (typeof v === "string") requestHeaders.set(k, v);
-        else if (Array.isArray(v)) for (const item of v) requestHeaders.append(k, item);
-      }
-      const hasBody = req.method !== "GET" && req.method !== "HEAD";
-      const controller = new AbortController();
-      res.on("close", () => controller.abort());
-      const request = new Request(url, {
-        method: req.method ?? "GET",
-        headers: requestHeaders,
-        signal: controller.signal,
-        ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
-      } as RequestInit);
-      const response = await handler(request);
-      const headers = Object.fromEntries(response.headers);
-      // A body the handler refused unread (e.g. too large) would poison a kept-alive connection.
-      if (hasBody && !req.readableEnded) headers.connection = "close";
-      res.writeHead(response.status, headers);
-      if (!response.body) {
-        res.end();
-        return;
-      }
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        res.write(value);
-      }
-      res.end();
-    } catch (error) {
-      if (!res.headersSent) res.writeHead(500);
-      res.end(String(error));
+  const server = http.createServer((req, res) => {
+    if (path !== null && (req.url ?? "/").split("?")[0] !== path) {
+      res.writeHead(404).end();
+      return;
     }
+    void serveOne(handler, req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

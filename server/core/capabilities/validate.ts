@@ -1,6 +1,6 @@
 /**
  * Validation of argument snapshots against a capability's inputSchema, with ajv (JSON Schema
- * 2020-12 plus formats). Compiled validators are cached per schema object.
+ * 2020-12 plus formats). Compiled validators are cached per schema object and per schema text.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -11,9 +11,18 @@ const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true 
 addFormats.default(ajv);
 
 const cache = new WeakMap<JsonSchema, ValidateFunction>();
+/**
+ * By the schema's text too: sources rebuild their specs (a toolset's, an MCP server's) when they
+ * are read again, and an ajv compile costs far more than the JSON.stringify that finds it here.
+ */
+const byText = new Map<string, ValidateFunction>();
+const MAX_BY_TEXT = 2_000;
 
 function compile(spec: CapabilitySpec): ValidateFunction {
   let fn = cache.get(spec.inputSchema);
+  if (fn) return fn;
+  const text = JSON.stringify(spec.inputSchema);
+  fn = byText.get(text);
   if (!fn) {
     try {
       fn = ajv.compile(spec.inputSchema);
@@ -23,8 +32,10 @@ function compile(spec: CapabilitySpec): ValidateFunction {
         `input schema of ${spec.name} does not compile: ${(error as Error).message}`,
       );
     }
-    cache.set(spec.inputSchema, fn);
+    if (byText.size >= MAX_BY_TEXT) byText.clear();
+    byText.set(text, fn);
   }
+  cache.set(spec.inputSchema, fn);
   return fn;
 }
 

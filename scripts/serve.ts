@@ -1,0 +1,48 @@
+/**
+ * The serving process of `npm start` (started by scripts/start.ts once the database and the
+ * build are ready): Next.js in this process behind the front server (server/http/front-server.ts),
+ * which answers /api/mcp directly and passes everything else to Next. The MCP handler is the one
+ * the bundled /api/mcp route creates (a process singleton), so there is one copy of the engine,
+ * the database client and the event bus; the first /api/mcp request, sent here at start, goes
+ * through Next and creates it.
+ */
+import path from "node:path";
+import next from "next";
+import { createFrontServer, type FetchHandler, MCP_PATH } from "../server/http/front-server";
+import { getRequestGuard } from "../server/http/request-guard";
+import { peekProcessSingleton } from "../server/infra/process-singletons";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+export async function serve(options: { host: string; port: number; dev?: boolean }): Promise<void> {
+  const app = next({ dev: options.dev ?? false, dir: root, hostname: options.host, port: options.port });
+  await app.prepare();
+  const nextHandler = app.getRequestHandler();
+  const server = createFrontServer({
+    guard: getRequestGuard(),
+    routes: { [MCP_PATH]: () => peekProcessSingleton<FetchHandler>("mcpHttpHandler") },
+    fallback: (req, res) => nextHandler(req, res),
+  });
+  server.on("upgrade", app.getUpgradeHandler());
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
+  // Loads the MCP route (and with it the handler) now rather than on a client's first request.
+  await fetch(`http://${shown}:${options.port}${MCP_PATH}`, { method: "POST" })
+    .then((r) => r.body?.cancel())
+    .catch(() => {});
+  console.log(`▲ Ready on http://${shown}:${options.port}`);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      server.close();
+      server.closeAllConnections();
+      process.exit(0);
+    });
+  }
+}
+
+const port = Number(process.argv[process.argv.indexOf("-p") + 1]);
+const host = process.argv[process.argv.indexOf("-H") + 1] ?? "127.0.0.1";
+await serve({ host, port, dev: process.argv.includes("--dev") });
