@@ -31,6 +31,8 @@ export interface DeliveryWorker {
   tick(): Promise<number>;
   /** Resolves when every send started so far has finished. */
   drain(): Promise<void>;
+  /** Sends one delivery this worker already holds (status sending, claimed by its instance). */
+  sendClaimed(delivery: { id: string; channelId: string; kind: string; approvalIds: string; attempts: number }): Promise<void>;
 }
 
 const DEFAULTS = { retryBaseMs: 2_000, retryMaxMs: 10 * 60_000, maxAttempts: 8, claimMs: 60_000, concurrency: 8 };
@@ -185,6 +187,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const claimed = await claimDue(room);
       for (const d of claimed) start(d);
       return claimed.length;
+    },
+    async sendClaimed(delivery) {
+      start(delivery);
+      await this.drain();
     },
     async drain() {
       while (inFlight.size) await Promise.allSettled([...inFlight]);

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Session } from "../../core/capabilities/types";
+import type { JsonObject, Session } from "../../core/capabilities/types";
 import { createCanaryModule } from "../../core/testing/fixtures";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
@@ -81,18 +81,18 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 8_000): Promise<T> {
+async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 8_000): Promise<NonNullable<T>> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await read();
-    if (ok(v)) return v;
+    if (ok(v) && v !== undefined && v !== null) return v;
     if (Date.now() > end) throw new Error(`timed out; last value: ${JSON.stringify(v)?.slice(0, 300)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
 /** Starts an action that calls canary.<category> and waits until its approval is pending. */
-async function request(category: string, args: Record<string, unknown>) {
+async function request(category: string, args: JsonObject) {
   const before = new Set((await db.approval.findMany({ select: { id: true } })).map((a) => a.id));
   const code = `import { ${category} } from "toolstore/canary";
 export default async (input) => ${category}(input);`;
@@ -101,7 +101,6 @@ export default async (input) => ${category}(input);`;
     () => db.approval.findFirst({ where: { status: "pending", id: { notIn: [...before] } } }),
     (a) => a !== null,
   );
-  if (!approval) throw new Error("no approval");
   const allow = async () => {
     await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: { userId, label: "Alice" } });
     return running;

@@ -47,14 +47,41 @@ async function prune(db: Db, now: number): Promise<void> {
   await db.notificationClaim.deleteMany({ where: { createdAt: { lt: new Date(now - KEEP_CLAIMS_MS) } } });
 }
 
-export async function startNotifier(db: Db, instanceId: string, config: NotifierConfig): Promise<Notifier> {
+/** SMTP and VAPID settings for sending (the VAPID pair is created on first use). */
+export async function transportConfigFor(
+  db: Db,
+  config: Pick<NotifierConfig, "publicUrl" | "smtpUrl" | "smtpFrom">,
+): Promise<TransportConfig> {
   const vapid = await ensureVapidKeys(db);
   const smtpFrom = config.smtpFrom ?? "ToolStore <toolstore@localhost>";
-  const transport: TransportConfig = {
+  return {
     smtpUrl: config.smtpUrl ?? null,
     smtpFrom,
     vapid: { ...vapid, subject: vapidSubject(config.publicUrl, smtpFrom) },
   };
+}
+
+/**
+ * Sends a test message over one channel now and records it like any delivery; returns the
+ * error text, or null when the receiver accepted it. The console's and the CLI's "send a test".
+ */
+export async function sendTestNow(
+  db: Db,
+  channelId: string,
+  config: Pick<NotifierConfig, "publicUrl" | "smtpUrl" | "smtpFrom">,
+): Promise<string | null> {
+  const transport = await transportConfigFor(db, config);
+  const worker = createDeliveryWorker({ db, instanceId: "test-now", publicUrl: config.publicUrl, transport: () => transport, maxAttempts: 1 });
+  const delivery = await db.notificationDelivery.create({
+    data: { channelId, kind: "test", status: "sending", claimedBy: "test-now", claimedUntil: new Date(Date.now() + 60_000) },
+  });
+  await worker.sendClaimed(delivery);
+  const done = await db.notificationDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+  return done.status === "sent" ? null : (done.lastError ?? done.status);
+}
+
+export async function startNotifier(db: Db, instanceId: string, config: NotifierConfig): Promise<Notifier> {
+  const transport = await transportConfigFor(db, config);
   const workerOptions: DeliveryWorkerOptions = {
     db,
     instanceId,
