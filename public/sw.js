@@ -12,7 +12,8 @@ self.addEventListener("push", (event) => {
   } catch {
     data = { title: "ToolStore", body: event.data ? event.data.text() : "" };
   }
-  const url = typeof data.url === "string" && data.url.startsWith(self.location.origin) ? data.url : "/approvals";
+  const url =
+    typeof data.url === "string" && data.url.startsWith(self.location.origin) ? data.url : "/approvals";
   event.waitUntil(
     self.registration.showNotification(data.title || "ToolStore: approval needed", {
       body: data.body || "",

@@ -8,7 +8,13 @@
 import { AppError } from "../core/errors";
 import { loadEnv, publicUrl } from "../env";
 import { auditLogFor, cliActor } from "../infra/audit-log";
-import { addEmail, addWebhook, findChannel, listChannels, removeChannel } from "../services/notifications/channels";
+import {
+  addEmail,
+  addWebhook,
+  findChannel,
+  listChannels,
+  removeChannel,
+} from "../services/notifications/channels";
 import { sendTestNow } from "../services/notifications/notifier";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "../services/notifications/payloads";
 import { type CliCommand, EXIT, parseSubcommandArgs, UsageError } from "./command";
@@ -84,18 +90,24 @@ export const notificationsCommand: CliCommand = {
           target: `notification-channel:${channel.id}`,
           after: { kind: channel.kind, format: channel.format, name: channel.name, signed: channel.signed },
         });
-        io.out(`added ${channel.kind} channel ${channel.id} (${channel.name})${channel.signed ? ", signed" : ""}`);
+        io.out(
+          `added ${channel.kind} channel ${channel.id} (${channel.name})${channel.signed ? ", signed" : ""}`,
+        );
         io.out(`send a test: npm run toolstore -- notifications test ${channel.id.slice(0, 10)}`);
         return EXIT.ok;
       }
       if (subcommand === "list") {
         const channels = await listChannels(db, { userId: null, all: true });
         if (channels.length === 0) {
-          io.out("no notification channels yet — add one: npm run toolstore -- notifications add-webhook <url>");
+          io.out(
+            "no notification channels yet — add one: npm run toolstore -- notifications add-webhook <url>",
+          );
           return EXIT.ok;
         }
         for (const c of channels) {
-          const health = c.lastError ? `last error ${ago(c.lastErrorAt)}: ${c.lastError}` : `last sent ${ago(c.lastOkAt)}`;
+          const health = c.lastError
+            ? `last error ${ago(c.lastErrorAt)}: ${c.lastError}`
+            : `last sent ${ago(c.lastOkAt)}`;
           io.out(
             `${c.id}  ${c.kind}${c.format ? `/${c.format}` : ""}  ${c.name}  ${c.target}${c.enabled ? "" : "  (off)"}  ${health}`,
           );

@@ -87,7 +87,10 @@ export function parseWebhookUrl(raw: string): URL {
     throw new AppError("BAD_INPUT", `webhook URL "${raw}" is not a URL: use https://host/path`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new AppError("BAD_INPUT", `webhook URL must start with https:// (or http:// on a local network), not ${url.protocol}`);
+    throw new AppError(
+      "BAD_INPUT",
+      `webhook URL must start with https:// (or http:// on a local network), not ${url.protocol}`,
+    );
   }
   return url;
 }
@@ -98,18 +101,34 @@ function uniqueTaken(error: unknown): boolean {
 
 async function createChannel(
   db: Db,
-  data: { kind: ChannelKind; name: string; userId: string | null; format: string | null; target: string; secret: string | null },
+  data: {
+    kind: ChannelKind;
+    name: string;
+    userId: string | null;
+    format: string | null;
+    target: string;
+    secret: string | null;
+  },
 ): Promise<ChannelView> {
   const box = data.secret ? await secretBoxFor(db) : null;
-  const sealed = box && data.secret ? box.seal(data.secret, channelSecretContext(data.kind, data.target)) : null;
+  const sealed =
+    box && data.secret ? box.seal(data.secret, channelSecretContext(data.kind, data.target)) : null;
   try {
     const row = await db.notificationChannel.create({
-      data: { kind: data.kind, name: data.name, userId: data.userId, format: data.format, target: data.target, sealed },
+      data: {
+        kind: data.kind,
+        name: data.name,
+        userId: data.userId,
+        format: data.format,
+        target: data.target,
+        sealed,
+      },
       select: channelSelect,
     });
     return toView(row);
   } catch (error) {
-    if (uniqueTaken(error)) throw new AppError("CONFLICT", `this ${data.kind} channel is already added (same target)`);
+    if (uniqueTaken(error))
+      throw new AppError("CONFLICT", `this ${data.kind} channel is already added (same target)`);
     throw error;
   }
 }
@@ -127,10 +146,14 @@ export function addWebhook(db: Db, input: WebhookInput): Promise<ChannelView> {
   const url = parseWebhookUrl(input.url.trim());
   const format = input.format ?? "json";
   if (!WEBHOOK_FORMATS.includes(format)) {
-    throw new AppError("BAD_INPUT", `unknown webhook format "${format}": use one of ${WEBHOOK_FORMATS.join(", ")}`);
+    throw new AppError(
+      "BAD_INPUT",
+      `unknown webhook format "${format}": use one of ${WEBHOOK_FORMATS.join(", ")}`,
+    );
   }
   const secret = input.secret?.trim() || null;
-  if (secret && secret.length < 16) throw new AppError("BAD_INPUT", "a webhook secret needs at least 16 characters");
+  if (secret && secret.length < 16)
+    throw new AppError("BAD_INPUT", "a webhook secret needs at least 16 characters");
   return createChannel(db, {
     kind: "webhook",
     name: input.name?.trim() || `${format} webhook ${url.host}`,
@@ -146,7 +169,14 @@ const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 export function addEmail(db: Db, input: { address: string; userId: string }): Promise<ChannelView> {
   const address = input.address.trim();
   if (!EMAIL.test(address)) throw new AppError("BAD_INPUT", `"${address}" is not an email address`);
-  return createChannel(db, { kind: "email", name: address, userId: input.userId, format: null, target: address, secret: null });
+  return createChannel(db, {
+    kind: "email",
+    name: address,
+    userId: input.userId,
+    format: null,
+    target: address,
+    secret: null,
+  });
 }
 
 export interface PushSubscriptionInput {
@@ -160,7 +190,8 @@ export interface PushSubscriptionInput {
 /** Turns push on for one device; the same endpoint again (a re-subscribe) replaces the old row. */
 export async function addPushSubscription(db: Db, input: PushSubscriptionInput): Promise<ChannelView> {
   const url = parseWebhookUrl(input.endpoint);
-  if (!input.keys.p256dh || !input.keys.auth) throw new AppError("BAD_INPUT", "a push subscription needs its p256dh and auth keys");
+  if (!input.keys.p256dh || !input.keys.auth)
+    throw new AppError("BAD_INPUT", "a push subscription needs its p256dh and auth keys");
   await db.notificationChannel.deleteMany({ where: { kind: "push", target: url.toString() } });
   return createChannel(db, {
     kind: "push",
@@ -173,7 +204,10 @@ export async function addPushSubscription(db: Db, input: PushSubscriptionInput):
 }
 
 /** Channels a user sees: their own and the team channels (admins see all). */
-export async function listChannels(db: Db, viewer: { userId: string | null; all: boolean }): Promise<ChannelView[]> {
+export async function listChannels(
+  db: Db,
+  viewer: { userId: string | null; all: boolean },
+): Promise<ChannelView[]> {
   const rows = await db.notificationChannel.findMany({
     where: viewer.all ? {} : { OR: [{ userId: viewer.userId }, { userId: null }] },
     orderBy: { createdAt: "asc" },
@@ -188,14 +222,18 @@ export async function findChannel(db: Db, idOrPrefix: string) {
     select: channelSelect,
     take: 2,
   });
-  if (rows.length === 0) throw new AppError("NOT_FOUND", `no notification channel ${idOrPrefix}: see \`notifications list\``);
-  if (rows.length > 1) throw new AppError("BAD_INPUT", `"${idOrPrefix}" names more than one channel: give more of its id`);
+  if (rows.length === 0)
+    throw new AppError("NOT_FOUND", `no notification channel ${idOrPrefix}: see \`notifications list\``);
+  if (rows.length > 1)
+    throw new AppError("BAD_INPUT", `"${idOrPrefix}" names more than one channel: give more of its id`);
   return rows[0] as NonNullable<(typeof rows)[0]>;
 }
 
 /** Whether the push endpoint of this device is on (the console's per-device toggle). */
 export async function pushEnabledFor(db: Db, endpoint: string): Promise<boolean> {
-  return (await db.notificationChannel.count({ where: { kind: "push", target: endpoint, enabled: true } })) > 0;
+  return (
+    (await db.notificationChannel.count({ where: { kind: "push", target: endpoint, enabled: true } })) > 0
+  );
 }
 
 export async function removeChannel(db: Db, id: string): Promise<void> {
@@ -204,7 +242,9 @@ export async function removeChannel(db: Db, id: string): Promise<void> {
 }
 
 export async function removePushEndpoint(db: Db, endpoint: string, userId: string): Promise<number> {
-  const { count } = await db.notificationChannel.deleteMany({ where: { kind: "push", target: endpoint, userId } });
+  const { count } = await db.notificationChannel.deleteMany({
+    where: { kind: "push", target: endpoint, userId },
+  });
   return count;
 }
 
@@ -216,7 +256,11 @@ export async function getPreference(db: Db, userId: string): Promise<Notificatio
 export async function setPreference(db: Db, userId: string, input: unknown): Promise<NotificationFilter> {
   const filter = validateFilter(input);
   const text = JSON.stringify(filter);
-  await db.notificationPreference.upsert({ where: { userId }, create: { userId, filter: text }, update: { filter: text } });
+  await db.notificationPreference.upsert({
+    where: { userId },
+    create: { userId, filter: text },
+    update: { filter: text },
+  });
   return filter;
 }
 
@@ -226,12 +270,25 @@ export function recentDeliveries(db: Db, channelIds: string[], take = 20) {
     where: { channelId: { in: channelIds } },
     orderBy: { createdAt: "desc" },
     take,
-    select: { id: true, channelId: true, kind: true, status: true, attempts: true, lastError: true, sentAt: true, createdAt: true, approvalIds: true },
+    select: {
+      id: true,
+      channelId: true,
+      kind: true,
+      status: true,
+      attempts: true,
+      lastError: true,
+      sentAt: true,
+      createdAt: true,
+      approvalIds: true,
+    },
   });
 }
 
 /** Queues a test message for a channel (sent by the notifier like any other). */
 export async function queueTest(db: Db, channelId: string): Promise<string> {
-  const row = await db.notificationDelivery.create({ data: { channelId, kind: "test" }, select: { id: true } });
+  const row = await db.notificationDelivery.create({
+    data: { channelId, kind: "test" },
+    select: { id: true },
+  });
   return row.id;
 }

@@ -32,10 +32,22 @@ export interface DeliveryWorker {
   /** Resolves when every send started so far has finished. */
   drain(): Promise<void>;
   /** Sends one delivery this worker already holds (status sending, claimed by its instance). */
-  sendClaimed(delivery: { id: string; channelId: string; kind: string; approvalIds: string; attempts: number }): Promise<void>;
+  sendClaimed(delivery: {
+    id: string;
+    channelId: string;
+    kind: string;
+    approvalIds: string;
+    attempts: number;
+  }): Promise<void>;
 }
 
-const DEFAULTS = { retryBaseMs: 2_000, retryMaxMs: 10 * 60_000, maxAttempts: 8, claimMs: 60_000, concurrency: 8 };
+const DEFAULTS = {
+  retryBaseMs: 2_000,
+  retryMaxMs: 10 * 60_000,
+  maxAttempts: 8,
+  claimMs: 60_000,
+  concurrency: 8,
+};
 
 export function backoffMs(attempts: number, baseMs: number, maxMs: number): number {
   const exp = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempts - 1));
@@ -54,7 +66,10 @@ async function requestersOf(db: Db, rows: ApprovalForMessage[] & { sessionId?: s
     ),
   ];
   const [keys, sessions] = await Promise.all([
-    db.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, name: true, user: { select: { displayName: true } } } }),
+    db.apiKey.findMany({
+      where: { id: { in: keyIds } },
+      select: { id: true, name: true, user: { select: { displayName: true } } },
+    }),
     db.mcpSession.findMany({ where: { id: { in: sessionIds } }, select: { id: true, clientName: true } }),
   ]);
   const keyById = new Map(keys.map((k) => [k.id, k]));
@@ -72,7 +87,10 @@ async function requestersOf(db: Db, rows: ApprovalForMessage[] & { sessionId?: s
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, instanceId, publicUrl } = options;
-  const cfg = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) } as typeof DEFAULTS;
+  const cfg = {
+    ...DEFAULTS,
+    ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+  } as typeof DEFAULTS;
   const now = options.now ?? Date.now;
   const inFlight = new Set<Promise<void>>();
 
@@ -89,7 +107,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       },
       orderBy: { nextAttemptAt: "asc" },
       take: limit,
-      select: { id: true, channelId: true, kind: true, approvalIds: true, attempts: true, status: true, claimedBy: true },
+      select: {
+        id: true,
+        channelId: true,
+        kind: true,
+        approvalIds: true,
+        attempts: true,
+        status: true,
+        claimedBy: true,
+      },
     });
     const mine: Claimed[] = [];
     for (const c of candidates) {
@@ -103,7 +129,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   async function finish(id: string, data: Parameters<Db["notificationDelivery"]["updateMany"]>[0]["data"]) {
-    await db.notificationDelivery.updateMany({ where: { id, claimedBy: instanceId, status: "sending" }, data });
+    await db.notificationDelivery.updateMany({
+      where: { id, claimedBy: instanceId, status: "sending" },
+      data,
+    });
   }
 
   async function send(delivery: Claimed): Promise<void> {
@@ -116,7 +145,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const kind = delivery.kind as MessageKind;
     const ids = JSON.parse(delivery.approvalIds) as string[];
     const all = ids.length ? await db.approval.findMany({ where: { id: { in: ids } } }) : [];
-    const rows = kind === "test" ? all : all.filter((r) => r.status === "pending" && r.expiresAt.getTime() > now());
+    const rows =
+      kind === "test" ? all : all.filter((r) => r.status === "pending" && r.expiresAt.getTime() > now());
     if (kind !== "test" && rows.length === 0) {
       await finish(delivery.id, { status: "skipped", lastError: "already answered or expired" });
       return;
@@ -149,14 +179,22 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await db.notificationChannel.updateMany({
         where: { id: channel.id },
         data: {
-          lastError: gone ? `${reason} (the subscription is gone: turn push on again on that device)` : reason.slice(0, 500),
+          lastError: gone
+            ? `${reason} (the subscription is gone: turn push on again on that device)`
+            : reason.slice(0, 500),
           lastErrorAt: new Date(now()),
           ...(gone ? { enabled: false } : {}),
         },
       });
       return;
     }
-    await finish(delivery.id, { status: "sent", attempts, sentAt: new Date(now()), lastError: null, claimedUntil: null });
+    await finish(delivery.id, {
+      status: "sent",
+      attempts,
+      sentAt: new Date(now()),
+      lastError: null,
+      claimedUntil: null,
+    });
     await db.notificationChannel.updateMany({
       where: { id: channel.id },
       data: { lastOkAt: new Date(now()), lastError: null, lastErrorAt: null },

@@ -65,7 +65,9 @@ const MAX_KEYS = 4;
 function looksSecret(value: string): boolean {
   if (SECRET_VALUE.test(value)) return true;
   // A long unbroken run of base64/hex is more likely a credential than prose.
-  return value.length >= 32 && /^[A-Za-z0-9+/=_-]+$/.test(value) && /\d/.test(value) && /[a-zA-Z]/.test(value);
+  return (
+    value.length >= 32 && /^[A-Za-z0-9+/=_-]+$/.test(value) && /\d/.test(value) && /[a-zA-Z]/.test(value)
+  );
 }
 
 function summarizeValue(key: string, value: unknown): string {
@@ -149,7 +151,12 @@ export function briefOf(row: ApprovalForMessage, requester: Requester, publicUrl
   };
 }
 
-function briefLines(brief: ApprovalBrief, row: ApprovalForMessage, requester: Requester, now: number): string[] {
+function briefLines(
+  brief: ApprovalBrief,
+  row: ApprovalForMessage,
+  requester: Requester,
+  now: number,
+): string[] {
   return [
     brief.headline,
     `Asked by ${who(row, requester)}`,

@@ -37,13 +37,19 @@ describe.skipIf(!pgBase)("[NOTIFICATIONS] two PostgreSQL instances", () => {
           instanceId: name,
           workers: 1,
           extraModules: [() => [createCanaryModule()]],
-          notifications: { publicUrl: "http://console.test", tickMs: 50, planner: { quietMs: 0, maxWaitMs: 0 } },
+          notifications: {
+            publicUrl: "http://console.test",
+            tickMs: 50,
+            planner: { quietMs: 0, maxWaitMs: 0 },
+          },
         }),
       );
     }
     const [db] = dbs as [Db];
     userId = (
-      await db.user.create({ data: { username: "alice", displayName: "Alice", role: "admin", passwordHash: "x" } })
+      await db.user.create({
+        data: { username: "alice", displayName: "Alice", role: "admin", passwordHash: "x" },
+      })
     ).id;
     await addWebhook(db, { url: `${receiver.url}/hook` });
   }, 60_000);
@@ -77,10 +83,18 @@ describe.skipIf(!pgBase)("[NOTIFICATIONS] two PostgreSQL instances", () => {
     });
     const [db] = dbs as [Db];
     const total = REQUESTS_PER_INSTANCE * engines.length;
-    const pending = await waitFor(() => db.approval.findMany({ where: { status: "pending" } }), (r) => r.length === total);
+    const pending = await waitFor(
+      () => db.approval.findMany({ where: { status: "pending" } }),
+      (r) => r.length === total,
+    );
     const mentioned = () =>
-      receiver.requests.flatMap((r) => (JSON.parse(r.body.toString()).approvals as { id: string }[]).map((a) => a.id));
-    await waitFor(async () => mentioned(), (ids) => new Set(ids).size === total);
+      receiver.requests.flatMap((r) =>
+        (JSON.parse(r.body.toString()).approvals as { id: string }[]).map((a) => a.id),
+      );
+    await waitFor(
+      async () => mentioned(),
+      (ids) => new Set(ids).size === total,
+    );
     // Both notifiers keep ticking: nothing arrives twice after a while either.
     await new Promise((r) => setTimeout(r, 1_000));
     const ids = mentioned();
@@ -88,7 +102,11 @@ describe.skipIf(!pgBase)("[NOTIFICATIONS] two PostgreSQL instances", () => {
     const sentBy = await db.notificationDelivery.findMany({ select: { claimedBy: true, status: true } });
     expect(sentBy.every((d) => d.status === "sent")).toBe(true);
     for (const p of pending) {
-      await engines[0]?.approvals.decide({ approvalId: p.id, answer: "once", decidedBy: { userId, label: "Alice" } });
+      await engines[0]?.approvals.decide({
+        approvalId: p.id,
+        answer: "once",
+        decidedBy: { userId, label: "Alice" },
+      });
     }
     await Promise.all(runs);
   }, 60_000);

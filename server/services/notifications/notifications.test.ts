@@ -41,7 +41,9 @@ beforeAll(async () => {
   await deployMigrations(target);
   db = createDb(target);
   userId = (
-    await db.user.create({ data: { username: "alice", displayName: "Alice", role: "admin", passwordHash: "x" } })
+    await db.user.create({
+      data: { username: "alice", displayName: "Alice", role: "admin", passwordHash: "x" },
+    })
   ).id;
   session = {
     id: "console-session-1",
@@ -81,7 +83,11 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 8_000): Promise<NonNullable<T>> {
+async function until<T>(
+  read: () => T | Promise<T>,
+  ok: (v: T) => boolean,
+  ms = 8_000,
+): Promise<NonNullable<T>> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await read();
@@ -102,7 +108,11 @@ export default async (input) => ${category}(input);`;
     (a) => a !== null,
   );
   const allow = async () => {
-    await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: { userId, label: "Alice" } });
+    await engine.approvals.decide({
+      approvalId: approval.id,
+      answer: "once",
+      decidedBy: { userId, label: "Alice" },
+    });
     return running;
   };
   return { approval, running, allow };
@@ -116,8 +126,14 @@ describe("[NOTIFICATIONS] webhooks", () => {
   it("a signed generic webhook arrives within 2 s with the card link and no secrets", async () => {
     receiver = await startHttpReceiver();
     await addWebhook(db, { url: `${receiver.url}/hook`, format: "json", secret: SECRET });
-    const { approval, allow } = await request("write", { value: "Q3 plan", api_key: "sk-live-abcdef0123456789" });
-    const hit = await until(() => receiver.requests[0], (r) => r !== undefined);
+    const { approval, allow } = await request("write", {
+      value: "Q3 plan",
+      api_key: "sk-live-abcdef0123456789",
+    });
+    const hit = await until(
+      () => receiver.requests[0],
+      (r) => r !== undefined,
+    );
     expect(hit.at - approval.createdAt.getTime()).toBeLessThan(2_000);
 
     const raw = hit.body.toString("utf8");
@@ -155,9 +171,16 @@ describe("[NOTIFICATIONS] webhooks", () => {
   it("Slack and ntfy receive their documented shapes", async () => {
     receiver = await startHttpReceiver();
     await addWebhook(db, { url: `${receiver.url}/services/T000/B000/XXXX`, format: "slack" });
-    await addWebhook(db, { url: `${receiver.url}/approvals-topic`, format: "ntfy", secret: "tk_ntfyaccesstoken123" });
+    await addWebhook(db, {
+      url: `${receiver.url}/approvals-topic`,
+      format: "ntfy",
+      secret: "tk_ntfyaccesstoken123",
+    });
     const { approval, allow } = await request("external", { value: "ping" });
-    await until(() => receiver.requests.length, (n) => n >= 2);
+    await until(
+      () => receiver.requests.length,
+      (n) => n >= 2,
+    );
     const slack = receiver.requests.find((r) => r.path === "/services/T000/B000/XXXX");
     const ntfy = receiver.requests.find((r) => r.path === "/");
     if (!slack || !ntfy) throw new Error(`paths: ${receiver.requests.map((r) => r.path)}`);
@@ -168,9 +191,19 @@ describe("[NOTIFICATIONS] webhooks", () => {
     expect(typeof s.text).toBe("string");
     expect(s.text).toContain(link);
     for (const block of s.blocks) expect(["header", "section", "actions"]).toContain(block.type);
-    expect(s.blocks[0]).toEqual({ type: "header", text: { type: "plain_text", text: expect.any(String), emoji: false } });
-    expect(s.blocks[1].text).toMatchObject({ type: "mrkdwn", text: expect.stringContaining("canary.external") });
-    expect(s.blocks.at(-1).elements[0]).toMatchObject({ type: "button", text: { type: "plain_text" }, url: link });
+    expect(s.blocks[0]).toEqual({
+      type: "header",
+      text: { type: "plain_text", text: expect.any(String), emoji: false },
+    });
+    expect(s.blocks[1].text).toMatchObject({
+      type: "mrkdwn",
+      text: expect.stringContaining("canary.external"),
+    });
+    expect(s.blocks.at(-1).elements[0]).toMatchObject({
+      type: "button",
+      text: { type: "plain_text" },
+      url: link,
+    });
 
     // https://docs.ntfy.sh/publish/#publish-as-json: POST to the root, topic in the body.
     const n = JSON.parse(ntfy.body.toString());
@@ -206,15 +239,19 @@ describe("[NOTIFICATIONS] webhooks", () => {
     };
     const first = await request("write", { value: "first" });
     firstId = first.approval.id;
-    await until(() => aboutFirst, (n) => n >= 1);
+    await until(
+      () => aboutFirst,
+      (n) => n >= 1,
+    );
     // While the receiver sits on the failing answer, another call asks, is allowed and returns.
     const second = await request("write", { value: "second" });
     const { envelope } = await second.allow();
     expect(envelope.ok).toBe(true);
     expect(aboutFirst).toBe(1);
-    expect((await db.notificationDelivery.findFirstOrThrow({ where: { approvalIds: { contains: firstId } } })).status).toBe(
-      "sending",
-    );
+    expect(
+      (await db.notificationDelivery.findFirstOrThrow({ where: { approvalIds: { contains: firstId } } }))
+        .status,
+    ).toBe("sending");
     release();
 
     const channel = await until(
@@ -222,7 +259,10 @@ describe("[NOTIFICATIONS] webhooks", () => {
       (c) => c.lastError !== null,
     );
     expect(channel.lastError).toContain("HTTP 500");
-    await until(() => aboutFirst, (n) => n >= 3);
+    await until(
+      () => aboutFirst,
+      (n) => n >= 3,
+    );
     const delivery = await until(
       () => db.notificationDelivery.findFirstOrThrow({ where: { approvalIds: { contains: firstId } } }),
       (d) => d.status === "sent",
@@ -241,15 +281,28 @@ describe("[NOTIFICATIONS] webhooks", () => {
     const code = `import { write, execute } from "toolstore/canary";
 export default async () => Promise.all([write({ value: "a" }), execute({ value: "b" }), execute({ value: "c" })]);`;
     const running = engine.run({ session, code });
-    const pending = await until(() => db.approval.findMany({ where: { status: "pending" } }), (r) => r.length === 3);
-    const hit = await until(() => bodies(receiver), (b) => b.length >= 1);
+    const pending = await until(
+      () => db.approval.findMany({ where: { status: "pending" } }),
+      (r) => r.length === 3,
+    );
+    const hit = await until(
+      () => bodies(receiver),
+      (b) => b.length >= 1,
+    );
     await new Promise((r) => setTimeout(r, 600));
     expect(bodies(receiver)).toHaveLength(1);
     expect(hit[0].title).toBe("2 approvals are waiting");
-    expect(hit[0].approvals.map((a: { capability: string }) => a.capability)).toEqual(["canary.execute", "canary.execute"]);
+    expect(hit[0].approvals.map((a: { capability: string }) => a.capability)).toEqual([
+      "canary.execute",
+      "canary.execute",
+    ]);
     expect(hit[0].url).toBe(`${PUBLIC_URL}/approvals`);
     // Denying one ends the action; its other requests close with it.
-    await engine.approvals.decide({ approvalId: pending[0]?.id ?? "", answer: "deny", decidedBy: { userId, label: "Alice" } });
+    await engine.approvals.decide({
+      approvalId: pending[0]?.id ?? "",
+      answer: "deny",
+      decidedBy: { userId, label: "Alice" },
+    });
     expect((await running).envelope.ok).toBe(false);
   });
 
@@ -278,11 +331,16 @@ describe("[NOTIFICATIONS] web push and email", () => {
       userId,
     });
     const { approval, allow } = await request("write", { value: "from push" });
-    const hit = await until(() => receiver.requests[0], (r) => r !== undefined);
+    const hit = await until(
+      () => receiver.requests[0],
+      (r) => r !== undefined,
+    );
     expect(hit.path).toBe("/push/send/abc123");
     expect(hit.headers["content-encoding"]).toBe("aes128gcm");
     const publicKey = await vapidPublicKey(db);
-    expect(hit.headers.authorization).toMatch(new RegExp(`^vapid t=[\\w-]+\\.[\\w-]+\\.[\\w-]+, k=${publicKey}$`));
+    expect(hit.headers.authorization).toMatch(
+      new RegExp(`^vapid t=[\\w-]+\\.[\\w-]+\\.[\\w-]+, k=${publicKey}$`),
+    );
     const payload = JSON.parse(decryptPush(hit.body, browser));
     expect(payload).toMatchObject({
       title: expect.stringContaining("canary.write"),
@@ -302,7 +360,10 @@ describe("[NOTIFICATIONS] web push and email", () => {
       userId,
     });
     const { allow } = await request("write", { value: "x" });
-    const channel = await until(() => db.notificationChannel.findFirstOrThrow(), (c) => !c.enabled);
+    const channel = await until(
+      () => db.notificationChannel.findFirstOrThrow(),
+      (c) => !c.enabled,
+    );
     expect(channel.lastError).toContain("turn push on again");
     await allow();
   });
@@ -310,7 +371,10 @@ describe("[NOTIFICATIONS] web push and email", () => {
   it("an email reaches the SMTP server", async () => {
     await addEmail(db, { address: "alice@example.com", userId });
     const { approval, allow } = await request("execute", { value: "rm -rf build" });
-    const mail = await until(() => smtp.messages.at(-1), (m) => m !== undefined);
+    const mail = await until(
+      () => smtp.messages.at(-1),
+      (m) => m !== undefined,
+    );
     expect(mail.to).toEqual(["alice@example.com"]);
     expect(mail.from).toBe("bot@toolstore.test");
     expect(mail.raw).toMatch(/Subject: Approve canary\.execute \(execute\)\?/);
@@ -322,15 +386,24 @@ describe("[NOTIFICATIONS] web push and email", () => {
     receiver = await startHttpReceiver();
     const channel = await addWebhook(db, { url: `${receiver.url}/t` });
     await queueTest(db, channel.id);
-    const [body] = await until(() => bodies(receiver), (b) => b.length === 1);
-    expect(body).toMatchObject({ type: "approval.test", title: "ToolStore test notification", approvals: [] });
+    const [body] = await until(
+      () => bodies(receiver),
+      (b) => b.length === 1,
+    );
+    expect(body).toMatchObject({
+      type: "approval.test",
+      title: "ToolStore test notification",
+      approvals: [],
+    });
   });
 });
 
 describe("[NOTIFICATIONS] reminders", () => {
   it("a reminder is queued before expiry, once", async () => {
     await engine.notifier?.stop();
-    const channel = await db.notificationChannel.create({ data: { kind: "webhook", name: "r", target: "http://127.0.0.1:9/r" } });
+    const channel = await db.notificationChannel.create({
+      data: { kind: "webhook", name: "r", target: "http://127.0.0.1:9/r" },
+    });
     const now = Date.now();
     const row = await db.approval.create({
       data: {
@@ -349,7 +422,10 @@ describe("[NOTIFICATIONS] reminders", () => {
     // A quarter of the hour before expiry.
     expect(await planDeliveries(db, now + 46 * 60_000)).toBe(1);
     expect(await planDeliveries(db, now + 50 * 60_000)).toBe(0);
-    const kinds = await db.notificationDelivery.findMany({ where: { channelId: channel.id }, select: { kind: true } });
+    const kinds = await db.notificationDelivery.findMany({
+      where: { channelId: channel.id },
+      select: { kind: true },
+    });
     expect(kinds.map((k) => k.kind).sort()).toEqual(["reminder", "request"]);
     await db.approval.update({ where: { id: row.id }, data: { status: "expired" } });
   });

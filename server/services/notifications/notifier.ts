@@ -42,7 +42,10 @@ function vapidSubject(publicUrl: string, from: string): string {
 
 async function prune(db: Db, now: number): Promise<void> {
   await db.notificationDelivery.deleteMany({
-    where: { createdAt: { lt: new Date(now - KEEP_DELIVERIES_MS) }, status: { in: ["sent", "failed", "skipped"] } },
+    where: {
+      createdAt: { lt: new Date(now - KEEP_DELIVERIES_MS) },
+      status: { in: ["sent", "failed", "skipped"] },
+    },
   });
   await db.notificationClaim.deleteMany({ where: { createdAt: { lt: new Date(now - KEEP_CLAIMS_MS) } } });
 }
@@ -71,9 +74,21 @@ export async function sendTestNow(
   config: Pick<NotifierConfig, "publicUrl" | "smtpUrl" | "smtpFrom">,
 ): Promise<string | null> {
   const transport = await transportConfigFor(db, config);
-  const worker = createDeliveryWorker({ db, instanceId: "test-now", publicUrl: config.publicUrl, transport: () => transport, maxAttempts: 1 });
+  const worker = createDeliveryWorker({
+    db,
+    instanceId: "test-now",
+    publicUrl: config.publicUrl,
+    transport: () => transport,
+    maxAttempts: 1,
+  });
   const delivery = await db.notificationDelivery.create({
-    data: { channelId, kind: "test", status: "sending", claimedBy: "test-now", claimedUntil: new Date(Date.now() + 60_000) },
+    data: {
+      channelId,
+      kind: "test",
+      status: "sending",
+      claimedBy: "test-now",
+      claimedUntil: new Date(Date.now() + 60_000),
+    },
   });
   await worker.sendClaimed(delivery);
   const done = await db.notificationDelivery.findUniqueOrThrow({ where: { id: delivery.id } });

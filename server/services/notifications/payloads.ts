@@ -67,13 +67,18 @@ export function slackPayload(message: NotificationMessage) {
     text: `${message.title} ${message.url}`,
     blocks: [
       { type: "header", text: { type: "plain_text", text: message.title.slice(0, 150), emoji: false } },
-      ...lines.slice(0, 10).map((text) => ({ type: "section", text: { type: "mrkdwn", text: text.slice(0, 3000) } })),
+      ...lines
+        .slice(0, 10)
+        .map((text) => ({ type: "section", text: { type: "mrkdwn", text: text.slice(0, 3000) } })),
       {
         type: "actions",
         elements: [
           {
             type: "button",
-            text: { type: "plain_text", text: message.approvals.length > 1 ? "Open the queue" : "Open the card" },
+            text: {
+              type: "plain_text",
+              text: message.approvals.length > 1 ? "Open the queue" : "Open the card",
+            },
             url: message.url,
             style: "primary",
           },

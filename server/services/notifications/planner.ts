@@ -90,7 +90,11 @@ async function claimAndQueue(db: Db, kind: "request" | "reminder", rows: Pending
 }
 
 /** One planning round: new requests (grouped) and due reminders. Returns how many were claimed. */
-export async function planDeliveries(db: Db, now: number, options: PlannerOptions = DEFAULT_PLANNER): Promise<number> {
+export async function planDeliveries(
+  db: Db,
+  now: number,
+  options: PlannerOptions = DEFAULT_PLANNER,
+): Promise<number> {
   const pending = await db.approval.findMany({
     where: { status: "pending", expiresAt: { gt: new Date(now) } },
     select: { id: true, capability: true, category: true, apiKeyId: true, createdAt: true, expiresAt: true },
@@ -111,7 +115,8 @@ export async function planDeliveries(db: Db, now: number, options: PlannerOption
   if (
     newest &&
     oldest &&
-    (now - newest.createdAt.getTime() >= options.quietMs || now - oldest.createdAt.getTime() >= options.maxWaitMs)
+    (now - newest.createdAt.getTime() >= options.quietMs ||
+      now - oldest.createdAt.getTime() >= options.maxWaitMs)
   ) {
     if (await claimAndQueue(db, "request", fresh)) planned += fresh.length;
   }

@@ -22,7 +22,11 @@ export async function notificationSettings(db: Db, user: SessionUser) {
       db,
       channels.map((c) => c.id),
     ),
-    db.apiKey.findMany({ where: { revokedAt: null }, select: { id: true, name: true }, orderBy: { name: "asc" } }),
+    db.apiKey.findMany({
+      where: { revokedAt: null },
+      select: { id: true, name: true },
+      orderBy: { name: "asc" },
+    }),
   ]);
   return {
     channels,
@@ -32,14 +36,21 @@ export async function notificationSettings(db: Db, user: SessionUser) {
     /** A viewer may watch, but is never notified: roles decide who may answer. */
     notified: roleAtLeast(user.role, "approver"),
     canManageTeam: admin,
-    deliveries: deliveries.map((d) => ({ ...d, approvalCount: (JSON.parse(d.approvalIds) as string[]).length, approvalIds: undefined })),
+    deliveries: deliveries.map((d) => ({
+      ...d,
+      approvalCount: (JSON.parse(d.approvalIds) as string[]).length,
+      approvalIds: undefined,
+    })),
     keys,
   };
 }
 
 /** A user may change their own channels; team channels and others' channels need an admin. */
 export async function assertMayManage(db: Db, user: SessionUser, channelId: string): Promise<void> {
-  const channel = await db.notificationChannel.findUnique({ where: { id: channelId }, select: { userId: true } });
+  const channel = await db.notificationChannel.findUnique({
+    where: { id: channelId },
+    select: { userId: true },
+  });
   if (!channel) throw new AppError("NOT_FOUND", `no notification channel ${channelId}`);
   if (channel.userId === user.id || roleAtLeast(user.role, "admin")) return;
   throw new AppError("FORBIDDEN", "only an admin may change team channels or another user's channels");

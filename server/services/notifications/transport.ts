@@ -7,7 +7,13 @@
 import nodemailer from "nodemailer";
 import webpush from "web-push";
 import type { NotificationMessage } from "./message";
-import { emailContent, type HttpRequestShape, pushPayload, type WebhookFormat, webhookRequest } from "./payloads";
+import {
+  emailContent,
+  type HttpRequestShape,
+  pushPayload,
+  type WebhookFormat,
+  webhookRequest,
+} from "./payloads";
 
 const SEND_TIMEOUT_MS = 10_000;
 const PUSH_TTL_S = 24 * 60 * 60;
@@ -65,7 +71,8 @@ async function post(request: HttpRequestShape): Promise<Response> {
 async function sendPush(channel: ChannelForSend, message: NotificationMessage, config: TransportConfig) {
   if (!config.vapid) throw new SendError("push keys are not ready yet; try again in a moment");
   const keys = channel.secret ? (JSON.parse(channel.secret) as { p256dh: string; auth: string }) : null;
-  if (!keys) throw new SendError("this push subscription has no keys: turn push off and on again on that device");
+  if (!keys)
+    throw new SendError("this push subscription has no keys: turn push off and on again on that device");
   const details = webpush.generateRequestDetails(
     { endpoint: channel.target, keys },
     JSON.stringify(pushPayload(message)),
@@ -77,7 +84,9 @@ async function sendPush(channel: ChannelForSend, message: NotificationMessage, c
 
 async function sendEmail(channel: ChannelForSend, message: NotificationMessage, config: TransportConfig) {
   if (!config.smtpUrl) {
-    throw new SendError("email is not configured: set TOOLSTORE_SMTP_URL (e.g. smtps://user:pass@smtp.example.com)");
+    throw new SendError(
+      "email is not configured: set TOOLSTORE_SMTP_URL (e.g. smtps://user:pass@smtp.example.com)",
+    );
   }
   const url = new URL(config.smtpUrl);
   url.searchParams.set("connectionTimeout", String(SEND_TIMEOUT_MS));

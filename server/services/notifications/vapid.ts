@@ -33,7 +33,10 @@ export async function ensureVapidKeys(db: Db): Promise<VapidKeys> {
   if (existing) return existing;
   const keys = webpush.generateVAPIDKeys();
   const box = await secretBoxFor(db);
-  const value = JSON.stringify({ publicKey: keys.publicKey, privateKey: box.seal(keys.privateKey, VAPID_CONTEXT) });
+  const value = JSON.stringify({
+    publicKey: keys.publicKey,
+    privateKey: box.seal(keys.privateKey, VAPID_CONTEXT),
+  });
   try {
     await db.setting.create({ data: { key: VAPID_SETTING, value } });
     return keys;

@@ -40,7 +40,9 @@ export function ApprovalLink({
   useSubscription(
     trpc.events.live.subscriptionOptions(
       { types: [...APPROVAL_EVENT_TYPES], lastEventId: String(since) },
-      { onData: () => void queryClient.invalidateQueries({ queryKey: trpc.approvals.card.queryKey({ id }) }) },
+      {
+        onData: () => void queryClient.invalidateQueries({ queryKey: trpc.approvals.card.queryKey({ id }) }),
+      },
     ),
   );
   const decide = useDecide();
@@ -69,7 +71,9 @@ export function ApprovalLink({
           highlighted={false}
           selected
           onSelect={() => undefined}
-          onAnswered={() => void queryClient.invalidateQueries({ queryKey: trpc.approvals.card.queryKey({ id }) })}
+          onAnswered={() =>
+            void queryClient.invalidateQueries({ queryKey: trpc.approvals.card.queryKey({ id }) })
+          }
         />
       ) : (
         <section className={`approval-card card edge-${approval.category}`} data-testid="approval-outcome">

@@ -15,12 +15,24 @@ const FORMATS = [
 export function AddWebhook({ canManageTeam, onAdded }: { canManageTeam: boolean; onAdded: () => void }) {
   const trpc = useTRPC();
   const add = useMutation(trpc.notifications.addWebhook.mutationOptions({ onSuccess: onAdded }));
-  const [form, setForm] = useState({ url: "", format: "json" as (typeof FORMATS)[number]["value"], secret: "", name: "", team: false });
+  const [form, setForm] = useState({
+    url: "",
+    format: "json" as (typeof FORMATS)[number]["value"],
+    secret: "",
+    name: "",
+    team: false,
+  });
 
   function submit(e: FormEvent) {
     e.preventDefault();
     add.mutate(
-      { url: form.url, format: form.format, name: form.name || undefined, secret: form.secret || undefined, team: form.team },
+      {
+        url: form.url,
+        format: form.format,
+        name: form.name || undefined,
+        secret: form.secret || undefined,
+        team: form.team,
+      },
       { onSuccess: () => setForm({ ...form, url: "", secret: "", name: "" }) },
     );
   }
@@ -38,7 +50,10 @@ export function AddWebhook({ canManageTeam, onAdded }: { canManageTeam: boolean;
       />
       <label>
         Format
-        <select value={form.format} onChange={(e) => setForm({ ...form, format: e.target.value as typeof form.format })}>
+        <select
+          value={form.format}
+          onChange={(e) => setForm({ ...form, format: e.target.value as typeof form.format })}
+        >
           {FORMATS.map((f) => (
             <option key={f.value} value={f.value}>
               {f.label}
@@ -54,10 +69,19 @@ export function AddWebhook({ canManageTeam, onAdded }: { canManageTeam: boolean;
         type="password"
         autoComplete="off"
       />
-      <TextField label="Name" hint="optional" value={form.name} onChange={(name) => setForm({ ...form, name })} />
+      <TextField
+        label="Name"
+        hint="optional"
+        value={form.name}
+        onChange={(name) => setForm({ ...form, name })}
+      />
       {canManageTeam && (
         <label className="row" style={{ gap: 6 }}>
-          <input type="checkbox" checked={form.team} onChange={(e) => setForm({ ...form, team: e.target.checked })} />
+          <input
+            type="checkbox"
+            checked={form.team}
+            onChange={(e) => setForm({ ...form, team: e.target.checked })}
+          />
           Team channel: told of every request, whatever my filter
         </label>
       )}
@@ -76,8 +100,8 @@ export function AddEmail({ configured, onAdded }: { configured: boolean; onAdded
   if (!configured) {
     return (
       <p className="muted">
-        Email needs an SMTP server: set <code>TOOLSTORE_SMTP_URL</code> (e.g. <code>smtps://user:pass@smtp.example.com</code>) and
-        restart.
+        Email needs an SMTP server: set <code>TOOLSTORE_SMTP_URL</code> (e.g.{" "}
+        <code>smtps://user:pass@smtp.example.com</code>) and restart.
       </p>
     );
   }

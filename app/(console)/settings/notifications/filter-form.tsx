@@ -28,7 +28,10 @@ export function FilterForm({
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    const capabilities = patterns.split(",").map((p) => p.trim()).filter(Boolean);
+    const capabilities = patterns
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean);
     save.mutate({ ...filter, capabilities });
   }
 
@@ -37,7 +40,12 @@ export function FilterForm({
       <fieldset className="row" style={{ gap: 16, border: 0, padding: 0, flexWrap: "wrap" }}>
         {(["all", "matching", "none"] as const).map((mode) => (
           <label key={mode} className="row" style={{ gap: 6 }}>
-            <input type="radio" name="mode" checked={filter.mode === mode} onChange={() => setFilter({ ...filter, mode })} />
+            <input
+              type="radio"
+              name="mode"
+              checked={filter.mode === mode}
+              onChange={() => setFilter({ ...filter, mode })}
+            />
             {mode === "all" ? "Every request" : mode === "matching" ? "Only matching requests" : "None"}
           </label>
         ))}
@@ -59,7 +67,11 @@ export function FilterForm({
           </div>
           <label>
             Capabilities <span className="field-hint">comma separated; notes.* matches a whole module</span>
-            <input value={patterns} onChange={(e) => setPatterns(e.target.value)} placeholder="notes.*, http.fetch" />
+            <input
+              value={patterns}
+              onChange={(e) => setPatterns(e.target.value)}
+              placeholder="notes.*, http.fetch"
+            />
           </label>
           {keys.length > 0 && (
             <div className="row" style={{ gap: 12, flexWrap: "wrap" }}>
@@ -83,7 +95,11 @@ export function FilterForm({
         <button className="btn" type="submit" disabled={save.isPending}>
           Save filter
         </button>
-        {save.isSuccess && <span className="muted" role="status">Saved</span>}
+        {save.isSuccess && (
+          <span className="muted" role="status">
+            Saved
+          </span>
+        )}
       </div>
     </form>
   );

@@ -38,11 +38,19 @@ export function NotificationsSettings() {
         <section className="card stack" aria-labelledby="device-h">
           <h2 id="device-h">This device</h2>
           <PushToggle vapidPublicKey={data.vapidPublicKey} onChange={refresh} />
-          <p className="muted">Tapping a notification opens the request's card. Install the console as an app for the best result on a phone.</p>
+          <p className="muted">
+            Tapping a notification opens the request's card. Install the console as an app for the best result
+            on a phone.
+          </p>
         </section>
         <section className="card stack" aria-labelledby="filter-h">
           <h2 id="filter-h">Which requests notify me</h2>
-          <FilterForm key={JSON.stringify(data.filter)} initial={data.filter} keys={data.keys} onSaved={refresh} />
+          <FilterForm
+            key={JSON.stringify(data.filter)}
+            initial={data.filter}
+            keys={data.keys}
+            onSaved={refresh}
+          />
         </section>
       </div>
 
@@ -72,7 +80,8 @@ export function NotificationsSettings() {
                     </span>
                   ) : (
                     <span className="muted" data-testid="channel-health">
-                      {c.enabled ? "On" : "Off"} · last sent {c.lastOkAt ? <RelativeTime value={c.lastOkAt} /> : "never"}
+                      {c.enabled ? "On" : "Off"} · last sent{" "}
+                      {c.lastOkAt ? <RelativeTime value={c.lastOkAt} /> : "never"}
                     </span>
                   )}
                   {test.data && test.variables?.id === c.id && (
@@ -82,7 +91,12 @@ export function NotificationsSettings() {
                   )}
                 </div>
                 <div className="row notify-actions">
-                  <button type="button" className="btn btn-sm" disabled={test.isPending} onClick={() => test.mutate({ id: c.id })}>
+                  <button
+                    type="button"
+                    className="btn btn-sm"
+                    disabled={test.isPending}
+                    onClick={() => test.mutate({ id: c.id })}
+                  >
                     Send a test
                   </button>
                   <button
@@ -135,8 +149,22 @@ export function NotificationsSettings() {
             columns={[
               { label: "When", cell: (d) => <RelativeTime value={d.sentAt ?? d.createdAt} /> },
               { label: "Channel", cell: (d) => names.get(d.channelId) ?? d.channelId },
-              { label: "What", cell: (d) => (d.kind === "test" ? "test" : `${d.kind} · ${d.approvalCount} request${d.approvalCount === 1 ? "" : "s"}`) },
-              { label: "Status", cell: (d) => <span title={d.lastError ?? undefined}>{d.status}{d.attempts > 1 ? ` (${d.attempts} tries)` : ""}</span> },
+              {
+                label: "What",
+                cell: (d) =>
+                  d.kind === "test"
+                    ? "test"
+                    : `${d.kind} · ${d.approvalCount} request${d.approvalCount === 1 ? "" : "s"}`,
+              },
+              {
+                label: "Status",
+                cell: (d) => (
+                  <span title={d.lastError ?? undefined}>
+                    {d.status}
+                    {d.attempts > 1 ? ` (${d.attempts} tries)` : ""}
+                  </span>
+                ),
+              },
             ]}
           />
         )}

@@ -13,7 +13,9 @@ export default async function NotificationsPage() {
       <div className="page-head">
         <div>
           <h1>Notifications</h1>
-          <p>Be told when a request waits for you: push on this device, a webhook (Slack, ntfy, JSON) or email.</p>
+          <p>
+            Be told when a request waits for you: push on this device, a webhook (Slack, ntfy, JSON) or email.
+          </p>
         </div>
       </div>
       <NotificationsSettings />

@@ -18,8 +18,22 @@ function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
 
 function deviceName(): string {
   const ua = navigator.userAgent;
-  const os = /Android/.test(ua) ? "Android" : /iPhone|iPad/.test(ua) ? "iOS" : /Mac/.test(ua) ? "macOS" : /Windows/.test(ua) ? "Windows" : "Linux";
-  const browser = /Edg\//.test(ua) ? "Edge" : /Firefox\//.test(ua) ? "Firefox" : /Chrome\//.test(ua) ? "Chrome" : "Safari";
+  const os = /Android/.test(ua)
+    ? "Android"
+    : /iPhone|iPad/.test(ua)
+      ? "iOS"
+      : /Mac/.test(ua)
+        ? "macOS"
+        : /Windows/.test(ua)
+          ? "Windows"
+          : "Linux";
+  const browser = /Edg\//.test(ua)
+    ? "Edge"
+    : /Firefox\//.test(ua)
+      ? "Firefox"
+      : /Chrome\//.test(ua)
+        ? "Chrome"
+        : "Safari";
   return `${browser} on ${os}`;
 }
 
@@ -28,10 +42,18 @@ async function registration(): Promise<ServiceWorkerRegistration> {
   return navigator.serviceWorker.ready;
 }
 
-export function PushToggle({ vapidPublicKey, onChange }: { vapidPublicKey: string | null; onChange: () => void }) {
+export function PushToggle({
+  vapidPublicKey,
+  onChange,
+}: {
+  vapidPublicKey: string | null;
+  onChange: () => void;
+}) {
   const trpc = useTRPC();
   const subscribe = useMutation(trpc.notifications.subscribePush.mutationOptions({ onSuccess: onChange }));
-  const unsubscribe = useMutation(trpc.notifications.unsubscribePush.mutationOptions({ onSuccess: onChange }));
+  const unsubscribe = useMutation(
+    trpc.notifications.unsubscribePush.mutationOptions({ onSuccess: onChange }),
+  );
   const [supported, setSupported] = useState<boolean | null>(null);
   const [on, setOn] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -54,9 +76,14 @@ export function PushToggle({ vapidPublicKey, onChange }: { vapidPublicKey: strin
       if (next) {
         if (!vapidPublicKey) throw new Error("the server has no push key yet; reload in a moment");
         if ((await Notification.requestPermission()) !== "granted") {
-          throw new Error("notifications are blocked for this site: allow them in the browser's site settings");
+          throw new Error(
+            "notifications are blocked for this site: allow them in the browser's site settings",
+          );
         }
-        const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(vapidPublicKey) });
+        const sub = await reg.pushManager.subscribe({
+          userVisibleOnly: true,
+          applicationServerKey: keyBytes(vapidPublicKey),
+        });
         const json = sub.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } };
         await subscribe.mutateAsync({ endpoint: json.endpoint, keys: json.keys, deviceName: deviceName() });
         setOn(true);
@@ -76,12 +103,22 @@ export function PushToggle({ vapidPublicKey, onChange }: { vapidPublicKey: strin
   }
 
   if (supported === false) {
-    return <p className="muted">This browser cannot receive push notifications. Install the console as an app, or use a webhook or email.</p>;
+    return (
+      <p className="muted">
+        This browser cannot receive push notifications. Install the console as an app, or use a webhook or
+        email.
+      </p>
+    );
   }
   return (
     <div className="stack" style={{ gap: 6 }}>
       <label className="row" style={{ gap: 8 }}>
-        <input type="checkbox" checked={on} disabled={busy || supported === null} onChange={(e) => void toggle(e.target.checked)} />
+        <input
+          type="checkbox"
+          checked={on}
+          disabled={busy || supported === null}
+          onChange={(e) => void toggle(e.target.checked)}
+        />
         Push notifications on this device
       </label>
       {error && (

@@ -25,7 +25,12 @@ export interface HttpReceiver {
 }
 
 export async function startHttpReceiver(): Promise<HttpReceiver> {
-  const receiver: HttpReceiver = { url: "", requests: [], answer: () => ({ status: 200 }), close: async () => {} };
+  const receiver: HttpReceiver = {
+    url: "",
+    requests: [],
+    answer: () => ({ status: 200 }),
+    close: async () => {},
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -39,7 +44,8 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
       };
       receiver.requests.push(got);
       const { status, until } = receiver.answer(got);
-      const reply = () => res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "receiver failed");
+      const reply = () =>
+        res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "receiver failed");
       if (until) void until.then(reply);
       else reply();
     });
@@ -113,18 +119,25 @@ export function decryptPush(body: Buffer, browser: ReturnType<typeof browserPush
   const ciphertext = body.subarray(21 + idLength);
   const shared = browser.ecdh.computeSecret(serverPublic);
   const prkKey = hmac(browser.auth, shared);
-  const keyInfo = Buffer.concat([Buffer.from("WebPush: info\0"), browser.publicKey, serverPublic, Buffer.from([1])]);
+  const keyInfo = Buffer.concat([
+    Buffer.from("WebPush: info\0"),
+    browser.publicKey,
+    serverPublic,
+    Buffer.from([1]),
+  ]);
   const ikm = hmac(prkKey, keyInfo);
   const prk = hmac(salt, ikm);
   const cek = hmac(prk, Buffer.from("Content-Encoding: aes128gcm\0\x01")).subarray(0, 16);
   const nonce = hmac(prk, Buffer.from("Content-Encoding: nonce\0\x01")).subarray(0, 12);
   const decipher = createDecipheriv("aes-128-gcm", cek, nonce);
   decipher.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
-  const padded = Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - 16)), decipher.final()]);
+  const padded = Buffer.concat([
+    decipher.update(ciphertext.subarray(0, ciphertext.length - 16)),
+    decipher.final(),
+  ]);
   // The last record ends with the delimiter 0x02 followed by zero padding.
   let end = padded.length - 1;
   while (end >= 0 && padded[end] === 0) end -= 1;
   if (padded[end] !== 2) throw new Error("push record has no final delimiter");
   return padded.subarray(0, end).toString("utf8");
 }
-
