@@ -76,7 +76,7 @@ export function AddWebhook({ canManageTeam, onAdded }: { canManageTeam: boolean;
         onChange={(name) => setForm({ ...form, name })}
       />
       {canManageTeam && (
-        <label className="row" style={{ gap: 6 }}>
+        <label className="check">
           <input
             type="checkbox"
             checked={form.team}

@@ -37,9 +37,9 @@ export function FilterForm({
 
   return (
     <form className="stack" onSubmit={submit} aria-label="Which requests notify me">
-      <fieldset className="row" style={{ gap: 16, border: 0, padding: 0, flexWrap: "wrap" }}>
+      <fieldset className="checks">
         {(["all", "matching", "none"] as const).map((mode) => (
-          <label key={mode} className="row" style={{ gap: 6 }}>
+          <label key={mode} className="check">
             <input
               type="radio"
               name="mode"
@@ -52,10 +52,10 @@ export function FilterForm({
       </fieldset>
       {filter.mode === "matching" && (
         <div className="stack" style={{ gap: 8 }}>
-          <div className="row" style={{ gap: 12, flexWrap: "wrap" }}>
+          <div className="checks">
             <span className="muted">Categories</span>
             {CATEGORIES.map((c) => (
-              <label key={c} className="row" style={{ gap: 4 }}>
+              <label key={c} className="check">
                 <input
                   type="checkbox"
                   checked={filter.categories.includes(c)}
@@ -74,10 +74,10 @@ export function FilterForm({
             />
           </label>
           {keys.length > 0 && (
-            <div className="row" style={{ gap: 12, flexWrap: "wrap" }}>
+            <div className="checks">
               <span className="muted">API keys</span>
               {keys.map((k) => (
-                <label key={k.id} className="row" style={{ gap: 4 }}>
+                <label key={k.id} className="check">
                   <input
                     type="checkbox"
                     checked={filter.keys.includes(k.id)}

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { requireUser } from "../../../_lib/session";
 import { NotificationsSettings } from "./notifications-settings";
+import "@/app/_styles/admin-pages.css";
 import "./notifications.css";
 
 export const dynamic = "force-dynamic";

@@ -112,7 +112,7 @@ export function PushToggle({
   }
   return (
     <div className="stack" style={{ gap: 6 }}>
-      <label className="row" style={{ gap: 8 }}>
+      <label className="check">
         <input
           type="checkbox"
           checked={on}
