@@ -17,7 +17,7 @@ import { PushToggle } from "./push-toggle";
 export function NotificationsSettings() {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const settings = useQuery(trpc.notifications.settings.queryOptions());
+  const settings = useSettings();
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.notifications.settings.queryKey() });
   const test = useMutation(trpc.notifications.test.mutationOptions({ onSettled: refresh }));
   const remove = useMutation(trpc.notifications.remove.mutationOptions({ onSuccess: refresh }));
@@ -65,58 +65,13 @@ export function NotificationsSettings() {
         ) : (
           <ul className="notify-channels">
             {data.channels.map((c) => (
-              <li key={c.id} className="notify-channel" data-testid="notification-channel">
-                <div className="stack" style={{ gap: 2, minWidth: 0 }}>
-                  <strong>{c.name}</strong>
-                  <span className="muted mono notify-target">
-                    {c.kind}
-                    {c.format ? `/${c.format}` : ""} · {c.target}
-                    {c.signed ? " · signed" : ""}
-                    {c.userId === null ? " · team" : ""}
-                  </span>
-                  {c.lastError ? (
-                    <span className="error-text" data-testid="channel-error">
-                      Last error {c.lastErrorAt && <RelativeTime value={c.lastErrorAt} />}: {c.lastError}
-                    </span>
-                  ) : (
-                    <span className="muted" data-testid="channel-health">
-                      {c.enabled ? "On" : "Off"} · last sent{" "}
-                      {c.lastOkAt ? <RelativeTime value={c.lastOkAt} /> : "never"}
-                    </span>
-                  )}
-                  {test.data && test.variables?.id === c.id && (
-                    <span role="status" className={test.data.ok ? "muted" : "error-text"}>
-                      {test.data.ok ? "Test sent." : `Test failed: ${test.data.error}`}
-                    </span>
-                  )}
-                </div>
-                <div className="row notify-actions">
-                  <button
-                    type="button"
-                    className="btn btn-sm"
-                    disabled={test.isPending}
-                    onClick={() => test.mutate({ id: c.id })}
-                  >
-                    Send a test
-                  </button>
-                  <button
-                    type="button"
-                    className="btn btn-sm"
-                    onClick={() => setEnabled.mutate({ id: c.id, enabled: !c.enabled })}
-                    aria-label={`${c.enabled ? "Turn off" : "Turn on"} ${c.name}`}
-                  >
-                    {c.enabled ? "Turn off" : "Turn on"}
-                  </button>
-                  <button
-                    type="button"
-                    className="btn btn-sm btn-danger"
-                    onClick={() => remove.mutate({ id: c.id })}
-                    aria-label={`Remove ${c.name}`}
-                  >
-                    Remove
-                  </button>
-                </div>
-              </li>
+              <ChannelRow
+                key={c.id}
+                channel={c}
+                test={test}
+                onToggle={() => setEnabled.mutate({ id: c.id, enabled: !c.enabled })}
+                onRemove={() => remove.mutate({ id: c.id })}
+              />
             ))}
           </ul>
         )}
@@ -170,5 +125,85 @@ export function NotificationsSettings() {
         )}
       </section>
     </div>
+  );
+}
+
+type Settings = NonNullable<ReturnType<typeof useSettings>["data"]>;
+
+function useSettings() {
+  const trpc = useTRPC();
+  return useQuery(trpc.notifications.settings.queryOptions());
+}
+
+/** One channel: what and where, its health or last error, and its buttons. */
+function ChannelRow({
+  channel: c,
+  test,
+  onToggle,
+  onRemove,
+}: {
+  channel: Settings["channels"][number];
+  test: {
+    isPending: boolean;
+    data?: { ok: boolean; error: string | null };
+    variables?: { id: string };
+    mutate: (v: { id: string }) => void;
+  };
+  onToggle: () => void;
+  onRemove: () => void;
+}) {
+  return (
+    <li className="notify-channel" data-testid="notification-channel">
+      <div className="stack" style={{ gap: 2, minWidth: 0 }}>
+        <strong>{c.name}</strong>
+        <span className="muted mono notify-target">
+          {c.kind}
+          {c.format ? `/${c.format}` : ""} · {c.target}
+          {c.signed ? " · signed" : ""}
+          {c.userId === null ? " · team" : ""}
+        </span>
+        {c.lastError ? (
+          <span className="error-text" data-testid="channel-error">
+            Last error {c.lastErrorAt && <RelativeTime value={c.lastErrorAt} />}: {c.lastError}
+          </span>
+        ) : (
+          <span className="muted" data-testid="channel-health">
+            {c.enabled ? "On" : "Off"} · last sent{" "}
+            {c.lastOkAt ? <RelativeTime value={c.lastOkAt} /> : "never"}
+          </span>
+        )}
+        {test.data && test.variables?.id === c.id && (
+          <span role="status" className={test.data.ok ? "muted" : "error-text"}>
+            {test.data.ok ? "Test sent." : `Test failed: ${test.data.error}`}
+          </span>
+        )}
+      </div>
+      <div className="row notify-actions">
+        <button
+          type="button"
+          className="btn btn-sm"
+          disabled={test.isPending}
+          onClick={() => test.mutate({ id: c.id })}
+        >
+          Send a test
+        </button>
+        <button
+          type="button"
+          className="btn btn-sm"
+          onClick={onToggle}
+          aria-label={`${c.enabled ? "Turn off" : "Turn on"} ${c.name}`}
+        >
+          {c.enabled ? "Turn off" : "Turn on"}
+        </button>
+        <button
+          type="button"
+          className="btn btn-sm btn-danger"
+          onClick={onRemove}
+          aria-label={`Remove ${c.name}`}
+        >
+          Remove
+        </button>
+      </div>
+    </li>
   );
 }
