@@ -55,13 +55,16 @@ export function secretBoxFor(db: Db, config?: SecretBoxConfig): Promise<SecretBo
   return box;
 }
 
-/** Sealed secrets in the database: toolset variables and MCP server secrets. */
+/** Sealed secrets in the database: toolset variables, MCP server secrets, notification secrets. */
 export async function sealedCount(db: Db): Promise<number> {
-  const [toolsets, mcp] = await Promise.all([
+  const [toolsets, mcp, channels, vapid] = await Promise.all([
     db.toolsetEnvVar.count({ where: { value: { startsWith: SEALED_PREFIX } } }),
     db.mcpServerSecret.count({ where: { sealed: { startsWith: SEALED_PREFIX } } }),
+    // Notification channel secrets and the VAPID private key (server/services/notifications).
+    db.notificationChannel.count({ where: { sealed: { startsWith: SEALED_PREFIX } } }),
+    db.setting.count({ where: { key: "notifications.vapid" } }),
   ]);
-  return toolsets + mcp;
+  return toolsets + mcp + channels + vapid;
 }
 
 export async function prepareSecretBox(db: Db, config: SecretBoxConfig): Promise<SecretBox> {
