@@ -4,7 +4,7 @@
  * this site (server/http/request-guard.ts). Everything else gets 403, before any route code runs.
  */
 import { type NextRequest, NextResponse } from "next/server";
-import { getRequestGuard } from "./server/http/request-guard";
+import { getRequestGuard, REQUEST_PATH_HEADER } from "./server/http/request-guard";
 
 export function proxy(req: NextRequest) {
   const verdict = getRequestGuard().check(req);
@@ -14,5 +14,8 @@ export function proxy(req: NextRequest) {
       headers: { "content-type": "text/plain; charset=utf-8" },
     });
   }
-  return NextResponse.next();
+  // The page asked for, so sign-in can come back to it (a notification's link to one card).
+  const headers = new Headers(req.headers);
+  headers.set(REQUEST_PATH_HEADER, `${req.nextUrl.pathname}${req.nextUrl.search}`);
+  return NextResponse.next({ request: { headers } });
 }

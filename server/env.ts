@@ -81,6 +81,15 @@ const envSchema = z.object({
   TOOLSTORE_SANDBOX_RUNS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(64),
   /** An action that waited this long for a sandbox fails with a clear timeout. */
   TOOLSTORE_SANDBOX_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** SMTP server for email notifications, e.g. `smtps://user:pass@smtp.example.com`; unset: no email. */
+  TOOLSTORE_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "use smtp://host:port or smtps://user:pass@host")
+    .optional(),
+  /** The From address of notification emails. */
+  TOOLSTORE_SMTP_FROM: z.string().min(3).default("ToolStore <toolstore@localhost>"),
+  /** `off` stops this instance from sending notifications (another instance still sends them). */
+  TOOLSTORE_NOTIFICATIONS: z.enum(["on", "off"], { message: "use on or off" }).default("on"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
 });
 

@@ -20,6 +20,7 @@ export const NAV: NavItem[] = [
   { href: "/capabilities", label: "Capabilities", min: "viewer" },
   { href: "/rules", label: "Rules", min: "viewer" },
   { href: "/keys", label: "API keys", min: "admin" },
+  { href: "/settings/notifications", label: "Notifications", min: "viewer" },
   { href: "/settings/users", label: "Users", min: "admin" },
   { href: "/audit", label: "Audit", min: "admin" },
 ];

@@ -1,7 +1,8 @@
 import "server-only";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getDb } from "@/server/db";
+import { REQUEST_PATH_HEADER } from "@/server/http/request-guard";
 import {
   type Role,
   roleAtLeast,
@@ -18,7 +19,9 @@ export async function requireUser(): Promise<SessionUser> {
   const user = await sessionUser(db, token);
   if (user) return user;
   if ((await userCount(db)) === 0) redirect("/setup");
-  redirect("/signin");
+  const asked = (await headers()).get(REQUEST_PATH_HEADER);
+  const back = asked?.startsWith("/") && !asked.startsWith("//") && asked !== "/" ? asked : null;
+  redirect(back ? `/signin?next=${encodeURIComponent(back)}` : "/signin");
 }
 
 export function hasRole(user: SessionUser, min: Role): boolean {

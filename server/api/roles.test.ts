@@ -35,6 +35,7 @@ const POLICY: Record<string, Min> = {
   "events.announce": "admin",
   "approvals.queue": "viewer",
   "approvals.historyFilterOptions": "viewer",
+  "approvals.card": "viewer",
   "approvals.pendingCount": "viewer",
   "approvals.decide": "approver",
   "approvals.revokeSessionGrants": "approver",
@@ -88,6 +89,15 @@ const POLICY: Record<string, Min> = {
   "skills.diff": "viewer",
   "skills.upload": "admin",
   "skills.remove": "admin",
+  "notifications.settings": "viewer",
+  "notifications.addWebhook": "approver",
+  "notifications.addEmail": "approver",
+  "notifications.subscribePush": "approver",
+  "notifications.unsubscribePush": "approver",
+  "notifications.remove": "approver",
+  "notifications.setEnabled": "approver",
+  "notifications.test": "approver",
+  "notifications.setFilter": "approver",
 };
 
 const RANK: Record<Min, number> = { public: 0, viewer: 1, approver: 2, admin: 3 };

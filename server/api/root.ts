@@ -4,6 +4,7 @@ import { authRouter } from "./routers/auth";
 import { capabilitiesRouter } from "./routers/capabilities";
 import { eventsRouter } from "./routers/events";
 import { mcpServersRouter } from "./routers/mcp-servers";
+import { notificationsRouter } from "./routers/notifications";
 import { playgroundRouter } from "./routers/playground";
 import { rulesRouter } from "./routers/rules";
 import { runsRouter } from "./routers/runs";
@@ -25,6 +26,7 @@ export const appRouter = router({
   toolsets: toolsetsRouter,
   mcpServers: mcpServersRouter,
   skills: skillsRouter,
+  notifications: notificationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -10,6 +10,7 @@ import { mcpCommand } from "./mcp-command";
 import { mcpServersCommand } from "./mcp-servers-command";
 import { migrateApiCommand } from "./migrate-api-command";
 import { migrateDockerCommand } from "./migrate-docker-command";
+import { notificationsCommand } from "./notifications-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
 import { secretsCommand } from "./secrets-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
@@ -33,6 +34,8 @@ export const COMMANDS: readonly CliCommand[] = [
   mcpCommand,
   mcpServersCommand,
   secretsCommand,
+  notificationsCommand,
+  notificationsCommand,
   categoriesCommand,
   auditCommand,
 ];

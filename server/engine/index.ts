@@ -21,7 +21,7 @@ import { createPythonRuntime } from "../core/python/runtime";
 import type { BindingRuntimes } from "../core/sandbox/binding-runtime";
 import { createSandboxPool, type SandboxPool } from "../core/sandbox/pool";
 import { type Db, dbTarget, getDb } from "../db";
-import { loadEnv } from "../env";
+import { loadEnv, publicUrl } from "../env";
 import type { AuditCheckpointWriter } from "../infra/audit-checkpoint";
 import { auditLogFor } from "../infra/audit-log";
 import { createPrismaPorts } from "../infra/engine-ports";
@@ -39,6 +39,7 @@ import type { SourceContext, SourceParts, SourcePlugin } from "../modules/plugin
 import { auditCheckpointsFor } from "../services/audit-anchor";
 import { createCapabilityCategoryLookup } from "../services/capability-categories";
 import { taskLifecycle } from "../services/mcp-tasks";
+import { type Notifier, type NotifierConfig, startNotifier } from "../services/notifications/notifier";
 import { getPythonRuntime } from "../services/python-runtime";
 import { startInstance } from "./maintenance";
 
@@ -58,6 +59,8 @@ export interface ServerEngine extends Engine {
   sources: SourceInstances;
   /** The registered plug-ins, for the category-review flow and the start-time folder loads. */
   plugins: readonly SourcePlugin[];
+  /** Sends approval notifications (push, webhooks, email) from the queue; null when off. */
+  notifier: Notifier | null;
   /** Stop the maintenance timers, the sources and the sandbox workers (tests, shutdown). */
   shutdown(): Promise<void>;
 }
@@ -96,6 +99,8 @@ export interface ServerEngineOptions {
    * process's engine passes the shared one that publishing parses with.
    */
   python?: PythonRuntime;
+  /** Start the notifier (server/services/notifications) beside the engine; none: no notifications. */
+  notifications?: NotifierConfig;
 }
 
 /** What the plug-ins built, gathered into the engine's seams. */
@@ -190,13 +195,16 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(channel ? { channel } : {}),
     ownRows: sources.ownRows,
   });
+  const notifier = options.notifications ? await startNotifier(db, instanceId, options.notifications) : null;
   return {
     ...engine,
     instanceId,
     sources: sources.instances,
     plugins: SOURCE_PLUGINS,
+    notifier,
     async shutdown() {
       instance.stop();
+      await notifier?.stop();
       // engine.close() closes the module sources; the plug-ins' own close is for the rest.
       await engine.close();
       await sources.close();
@@ -229,6 +237,15 @@ export function getEngine(): Promise<ServerEngine> {
       queueTimeoutMs: env.TOOLSTORE_SANDBOX_QUEUE_TIMEOUT_MS,
       hostAliases: env.TOOLSTORE_EGRESS_ALIASES,
       python: getPythonRuntime(),
+      ...(env.TOOLSTORE_NOTIFICATIONS === "on"
+        ? {
+            notifications: {
+              publicUrl: publicUrl(env),
+              smtpUrl: env.TOOLSTORE_SMTP_URL ?? null,
+              smtpFrom: env.TOOLSTORE_SMTP_FROM,
+            },
+          }
+        : {}),
     });
   });
   started.catch(() => dropProcessSingleton(ENGINE, started));

@@ -198,3 +198,6 @@ export function requestGuardFromEnv(env: Env = loadEnv()): RequestGuard {
 export function getRequestGuard(): RequestGuard {
   return processSingleton("requestGuard", requestGuardFromEnv);
 }
+
+/** Set by proxy.ts on every request: the path and query asked for (sign-in returns there). */
+export const REQUEST_PATH_HEADER = "x-toolstore-path";

@@ -188,6 +188,17 @@ export async function listApprovalQueue(db: Db, filters: HistoryFilters = {}) {
   };
 }
 
+/** One request as its own page shows it (the link in a notification): pending with its manifest, or settled. */
+export async function getApprovalCard(db: Db, id: string): Promise<PendingApprovalView | null> {
+  const row = await db.approval.findUnique({ where: { id }, select: approvalSelect });
+  if (!row) return null;
+  const [names, manifests] = await Promise.all([
+    keyNames(db, [row]),
+    row.runId ? getRunManifests(db, [row.runId]) : Promise.resolve(new Map<string, RunManifest>()),
+  ]);
+  return { ...toView(row, names), manifest: row.runId ? (manifests.get(row.runId) ?? null) : null };
+}
+
 export function countPendingApprovals(db: Db): Promise<number> {
   return db.approval.count({ where: { status: "pending", expiresAt: { gt: new Date() } } });
 }

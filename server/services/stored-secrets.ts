@@ -55,14 +55,17 @@ export function secretBoxFor(db: Db, config?: SecretBoxConfig): Promise<SecretBo
   return box;
 }
 
-/** Sealed secrets in the database: toolset variables, MCP server secrets and upstream OAuth tokens. */
+/** Sealed secrets in the database: toolset variables, MCP server secrets, upstream OAuth tokens, notification secrets. */
 export async function sealedCount(db: Db): Promise<number> {
-  const [toolsets, mcp, oauth] = await Promise.all([
+  const [toolsets, mcp, oauth, channels, vapid] = await Promise.all([
     db.toolsetEnvVar.count({ where: { value: { startsWith: SEALED_PREFIX } } }),
     db.mcpServerSecret.count({ where: { sealed: { startsWith: SEALED_PREFIX } } }),
     db.mcpServerOAuth.count({ where: { accessToken: { startsWith: SEALED_PREFIX } } }),
+    // Notification channel secrets and the VAPID private key (server/services/notifications).
+    db.notificationChannel.count({ where: { sealed: { startsWith: SEALED_PREFIX } } }),
+    db.setting.count({ where: { key: "notifications.vapid" } }),
   ]);
-  return toolsets + mcp + oauth;
+  return toolsets + mcp + oauth + channels + vapid;
 }
 
 /** The sealed fields of upstream OAuth rows (upstream-oauth.ts), each with its context. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { APPROVAL_ANSWERS } from "../../core/gate/approvals";
 import {
   countPendingApprovals,
+  getApprovalCard,
   historyFilterOptions,
   historyFiltersSchema,
   listApprovalQueue,
@@ -16,6 +17,11 @@ export const approvalsRouter = router({
     .query(({ ctx, input }) => listApprovalQueue(ctx.db, input ?? {})),
 
   historyFilterOptions: viewerProcedure.query(({ ctx }) => historyFilterOptions(ctx.db)),
+
+  /** One request by id (the page a notification links to); null when there is none. */
+  card: viewerProcedure
+    .input(z.object({ id: z.string().min(1).max(100) }))
+    .query(({ ctx, input }) => getApprovalCard(ctx.db, input.id)),
 
   pendingCount: viewerProcedure.query(({ ctx }) => countPendingApprovals(ctx.db)),
 
