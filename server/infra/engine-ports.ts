@@ -8,6 +8,7 @@ import { systemClock } from "../core/gate/ports";
 import type { Db } from "../db";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
 import type { InstanceChannel } from "./instance-channel";
+import { createPrismaBudgetStore, createPrismaPlanStore, createPrismaShadowSink } from "./policy-trial-stores";
 import {
   createOutboxPublisher,
   createPrismaAssetStore,
@@ -52,6 +53,9 @@ export function createPrismaPorts(db: Db, channel?: InstanceChannel): EnginePort
       : runs,
     assets: createPrismaAssetStore(db, batch),
     clock: systemClock,
+    plans: createPrismaPlanStore(db),
+    budgets: createPrismaBudgetStore(db),
+    shadows: createPrismaShadowSink(db),
   };
 }
 

@@ -96,6 +96,7 @@ export interface DecisionRow {
   ruleId: string | null;
   approvalId: string | null;
   argsHash: string;
+  args?: string | null;
   ms: number;
   createdAt: Date;
 }
@@ -104,11 +105,11 @@ export function insertDecisions(db: Db, rows: DecisionRow[]): Statement {
   return rawStatement(
     db,
     sql`INSERT INTO "GateDecisionRecord" ("id", "runId", "sessionId", "capability", "category", "decision",
-      "reason", "ruleId", "approvalId", "argsHash", "ms", "createdAt") VALUES ${join(
+      "reason", "ruleId", "approvalId", "argsHash", "args", "ms", "createdAt") VALUES ${join(
         rows.map(
           (d) =>
             sql`(${randomUUID()}, ${d.runId}, ${d.sessionId}, ${d.capability}, ${d.category}, ${d.decision},
-            ${d.reason}, ${d.ruleId}, ${d.approvalId}, ${d.argsHash}, ${d.ms}, ${d.createdAt})`,
+            ${d.reason}, ${d.ruleId}, ${d.approvalId}, ${d.argsHash}, ${d.args ?? null}, ${d.ms}, ${d.createdAt})`,
         ),
       )}`,
   );

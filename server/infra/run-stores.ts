@@ -11,6 +11,7 @@ import { AppError } from "../core/errors";
 import type { DecisionSink, EventPublisher, RuleSource } from "../core/gate/ports";
 import { CONDITION_OPS, type PolicyRule, RULE_EFFECTS, type RuleCondition } from "../core/gate/rules";
 import type { Db } from "../db";
+import { parseRuleBudget } from "./policy-trial-stores";
 import { auditLogFor } from "./audit-log";
 import {
   type DecisionRow,
@@ -237,6 +238,7 @@ export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionS
           ruleId: d.ruleId,
           approvalId: d.approvalId,
           argsHash: d.argsHash,
+          args: d.args ?? null,
           ms: Math.round(d.ms),
           createdAt: new Date(d.at),
         },
@@ -329,6 +331,8 @@ export function createPrismaRuleSource(db: Db, cacheMs = 200): RuleSource & { in
         conditions: true,
         versionHash: true,
         description: true,
+        shadow: true,
+        budget: true,
       },
     });
     return rows.map((row) => {
@@ -342,6 +346,8 @@ export function createPrismaRuleSource(db: Db, cacheMs = 200): RuleSource & { in
         conditions: parseConditions(row.conditions, row.id),
         versionHash: row.versionHash,
         description: row.description,
+        shadow: row.shadow,
+        budget: parseRuleBudget(row.budget, row.id),
       };
     });
   }

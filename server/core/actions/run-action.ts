@@ -10,6 +10,7 @@ import { createEngineRun, type EngineRun, type InvokeDeps } from "../capabilitie
 import type { JsonValue, Session } from "../capabilities/types";
 import { AppError } from "../errors";
 import type { EngineEvent } from "../gate/ports";
+import type { PlanGrant } from "../gate/trials";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool } from "../sandbox/pool";
 import { buildEnvelope, type ObservationEnvelope } from "./envelope";
@@ -51,6 +52,8 @@ export interface RunActionInput {
   signal?: AbortSignal;
   /** JSON-RPC id of the MCP request, so a notifications/cancelled on any instance finds the run. */
   mcpRequestId?: string;
+  /** An approved plan (plan-run.ts): answers the asks for exactly its calls, in this run. */
+  plan?: PlanGrant;
 }
 
 export interface ActionRunResult {
@@ -208,6 +211,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
         await Promise.all([deps.runs.flush(), created]);
       },
       ...(input.onEvent ? { emit: input.onEvent } : {}),
+      ...(input.plan ? { plan: input.plan } : {}),
     });
 
     let envelope: ObservationEnvelope;

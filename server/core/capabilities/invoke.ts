@@ -5,9 +5,11 @@
  * The impl receives the frozen snapshot, the same bytes that were hashed, shown and approved.
  */
 import { AppError, isAppError } from "../errors";
-import type { Gate } from "../gate/gate";
+import type { Gate, GateOutcome } from "../gate/gate";
+import type { PlanGrant } from "../gate/trials";
 import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
+import { createPlanner, PLANNED_REASON, type PlannedCall } from "./plan-calls";
 import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
 import type { CallSite, CapabilityRun, Category, ImageRef, JsonObject, Session } from "./types";
@@ -55,10 +57,14 @@ export interface EngineRunInit {
    * approval) waits for it; read calls do not.
    */
   persisted?: () => Promise<void>;
+  /** An approved plan this run may use (plan-calls.ts). */
+  plan?: PlanGrant;
 }
 
 export interface EngineRun extends CapabilityRun {
   readonly calls: CallRecord[];
+  /** Plan mode: the write, execute and external calls that were planned instead of run. */
+  readonly plan: PlannedCall[];
   readonly images: ImageRef[];
   /** invoke with arguments given as JSON text (the sandbox's one snapshot), parsed exactly once. */
   invokeJson(name: string, argsJson: string, site?: CallSite): Promise<unknown>;
@@ -70,7 +76,13 @@ export interface EngineRun extends CapabilityRun {
 }
 
 /** The guest-visible shape of a refusal (the action contract). */
-function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
+function gateError(capability: string, outcome: GateOutcome): AppError {
+  const { decision, reason } = outcome;
+  if (outcome.budget) {
+    return new AppError("GATE_DENIED", `budget_exceeded: ${capability}: ${reason}`, {
+      details: { error: "budget_exceeded", capability, reason, budget: outcome.budget },
+    });
+  }
   if (decision === "blocked") {
     return new AppError("GATE_BLOCKED_PLAN", `blocked_in_plan_mode: ${capability}`, {
       details: { error: "blocked_in_plan_mode", capability },
@@ -106,6 +118,8 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     ...(init.persisted ? { persisted: init.persisted } : {}),
   });
   const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
+  // Plan mode is a dry run for actions; a direct call in plan mode stays blocked.
+  const planner = init.sandboxed && init.session.mode === "plan" ? createPlanner() : null;
 
   /** Notes a call refused before the gate (unknown name, bad arguments) and hands back its error. */
   function invalid(name: string, category: Category | null, error: unknown, ms: number): unknown {
@@ -159,6 +173,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
         ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
         ...(init.persisted ? { persisted: init.persisted } : {}),
         emit: audit.emit,
+        ...(init.plan ? { plan: init.plan } : {}),
       },
       {
         name: cap.name,
@@ -168,6 +183,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       },
       snapshot,
     );
+    if (planner && outcome.decision === "blocked") outcome.reason = PLANNED_REASON;
     const decidedMs = elapsed();
     await audit.decision(cap, snapshot, outcome, decidedMs);
     const line: CallRecord = {
@@ -178,7 +194,8 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       ms: decidedMs,
     };
     calls.push(line);
-    if (outcome.decision !== "allow") throw gateError(name, outcome.decision, outcome.reason);
+    if (planner && outcome.decision === "blocked") return planner.add(name, category, snapshot);
+    if (outcome.decision !== "allow") throw gateError(name, outcome);
 
     let ok = false;
     try {
@@ -197,6 +214,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     signal: init.signal,
     sandboxed: init.sandboxed,
     calls,
+    plan: planner?.calls ?? [],
     images,
     invoke: (name, args) =>
       invokeWith(
@@ -222,18 +240,34 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
 export function toGuestError(
   name: string,
   error: unknown,
-): { error: string; message: string; capability?: string; reason?: string; fields?: unknown[] } {
+): {
+  error: string;
+  message: string;
+  capability?: string;
+  reason?: string;
+  fields?: unknown[];
+  budget?: unknown;
+} {
   if (isAppError(error)) {
-    const details = error.details as { error?: unknown; reason?: unknown; fields?: unknown } | undefined;
+    const details = error.details as
+      | { error?: unknown; reason?: unknown; fields?: unknown; budget?: unknown }
+      | undefined;
     if (details && typeof details.error === "string") {
-      const out: { error: string; message: string; capability: string; reason?: string; fields?: unknown[] } =
-        {
-          error: details.error,
-          capability: name,
-          message: error.message,
-        };
+      const out: {
+        error: string;
+        message: string;
+        capability: string;
+        reason?: string;
+        fields?: unknown[];
+        budget?: unknown;
+      } = {
+        error: details.error,
+        capability: name,
+        message: error.message,
+      };
       if (typeof details.reason === "string") out.reason = details.reason;
       if (Array.isArray(details.fields)) out.fields = details.fields;
+      if (details.budget) out.budget = details.budget;
       return out;
     }
     return { error: error.code.toLowerCase(), capability: name, message: error.message };
