@@ -11,6 +11,7 @@ import { mcpServersCommand } from "./mcp-servers-command";
 import { migrateApiCommand } from "./migrate-api-command";
 import { migrateDockerCommand } from "./migrate-docker-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
+import { rulesCommand } from "./rules-command";
 import { secretsCommand } from "./secrets-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
 import { toolsetEnvCommand } from "./toolset-env-command";
@@ -35,4 +36,5 @@ export const COMMANDS: readonly CliCommand[] = [
   secretsCommand,
   categoriesCommand,
   auditCommand,
+  rulesCommand,
 ];

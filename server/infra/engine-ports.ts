@@ -8,7 +8,11 @@ import { systemClock } from "../core/gate/ports";
 import type { Db } from "../db";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
 import type { InstanceChannel } from "./instance-channel";
-import { createPrismaBudgetStore, createPrismaPlanStore, createPrismaShadowSink } from "./policy-trial-stores";
+import {
+  createPrismaBudgetStore,
+  createPrismaPlanStore,
+  createPrismaShadowSink,
+} from "./policy-trial-stores";
 import {
   createOutboxPublisher,
   createPrismaAssetStore,

@@ -11,7 +11,6 @@ import { AppError } from "../core/errors";
 import type { DecisionSink, EventPublisher, RuleSource } from "../core/gate/ports";
 import { CONDITION_OPS, type PolicyRule, RULE_EFFECTS, type RuleCondition } from "../core/gate/rules";
 import type { Db } from "../db";
-import { parseRuleBudget } from "./policy-trial-stores";
 import { auditLogFor } from "./audit-log";
 import {
   type DecisionRow,
@@ -24,6 +23,7 @@ import {
   type RunRow,
   setRunQueued,
 } from "./hot-sql";
+import { parseRuleBudget } from "./policy-trial-stores";
 import type { WriteBatcher } from "./write-batcher";
 
 export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {

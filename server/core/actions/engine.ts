@@ -5,7 +5,6 @@
  * in-memory ports and the modules they need (server/core/testing).
  */
 import { createRegistryCatalog } from "../capabilities/catalog";
-import { AppError } from "../errors";
 import type {
   AssetStore,
   CatalogSource,
@@ -15,6 +14,7 @@ import type {
   ToolsetCatalog,
 } from "../capabilities/ports";
 import { type CapabilityRegistry, createCapabilityRegistry } from "../capabilities/registry";
+import { AppError } from "../errors";
 import { type ApprovalService, createApprovalService } from "../gate/approvals";
 import { createGate, type Gate } from "../gate/gate";
 import type {
@@ -165,7 +165,8 @@ export function createEngine(options: EngineOptions): Engine {
   const run: ActionRunner["run"] = async (input) => {
     const result = await runner.run(input);
     const plan = result.envelope.plan;
-    if (plans && plan && plan.calls.length > 0) await plans.save(planToStore(plan, input.session, input.code));
+    if (plans && plan && plan.calls.length > 0)
+      await plans.save(planToStore(plan, input.session, input.code));
     return result;
   };
   return {

@@ -30,6 +30,8 @@ export interface ObservationEnvelope {
    * Its id is the run's; approving it lets the same code run with exactly these calls granted.
    */
   plan?: ActionPlan;
+  /** A run of an approved plan: the plan, its approval, and the planned calls it answered. */
+  approvedPlan?: { id: string; approvalId: string; covered: string[] };
 }
 
 export interface ActionPlan {

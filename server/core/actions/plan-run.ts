@@ -7,10 +7,10 @@
 import { createPlanGrant, type PlannedCall } from "../capabilities/plan-calls";
 import { snapshotArgs } from "../capabilities/snapshot";
 import { CATEGORIES, type Category, type Mode, type Session } from "../capabilities/types";
-import { AppError } from "../errors";
+import { AppError, isAppError } from "../errors";
 import type { ApprovalService } from "../gate/approvals";
 import type { EngineEvent } from "../gate/ports";
-import type { ActionPlan } from "./envelope";
+import { type ActionPlan, buildEnvelope, type ObservationEnvelope } from "./envelope";
 import type { ActionRunner, ActionRunResult, RunActionInput } from "./run-action";
 
 /** The approval a plan asks for carries this capability name (no capability has it). */
@@ -96,14 +96,24 @@ async function approvePlan(
 ): Promise<string> {
   const snapshot = snapshotArgs({
     plan: plan.id,
-    calls: plan.calls.map((c) => ({ id: c.id, capability: c.capability, category: c.category, args: c.args })),
+    calls: plan.calls.map((c) => ({
+      id: c.id,
+      capability: c.capability,
+      category: c.category,
+      args: c.args,
+    })),
   });
   const message = summary(plan);
   const approval = await deps.approvals.request(
     {
       runId: null,
       session,
-      capability: { name: PLAN_CAPABILITY, category: strongest(plan.calls), versionHash: "plan", userMessage: () => message },
+      capability: {
+        name: PLAN_CAPABILITY,
+        category: strongest(plan.calls),
+        versionHash: "plan",
+        userMessage: () => message,
+      },
       snapshot,
       sessionGrantable: false,
     },
@@ -117,7 +127,8 @@ async function approvePlan(
   if (signal.aborted) throw refuse("the request ended while waiting for approval");
   if (final.status === "denied") throw refuse("the plan was denied by the approver");
   if (final.status !== "allowed") throw refuse("the plan's approval request expired");
-  if (!(await deps.approvals.consume(approval.id, snapshot.hash))) throw refuse("the approval was already used");
+  if (!(await deps.approvals.consume(approval.id, snapshot.hash)))
+    throw refuse("the approval was already used");
   return approval.id;
 }
 
@@ -135,10 +146,40 @@ export async function runPlan(deps: PlanRunDeps, input: RunPlanInput): Promise<P
     throw new AppError("CONFLICT", `plan ${plan.id} is already running or ran`);
   }
   const grant = createPlanGrant(plan.id, approvalId, plan.calls);
-  const { planId: _planId, code, ...rest } = input;
-  const result = await deps.run({ ...rest, session, code: code ?? plan.code, plan: grant });
+  const { planId: _planId, code, onEvent, ...rest } = input;
+  const result = await deps.run({
+    ...rest,
+    session,
+    code: code ?? plan.code,
+    plan: grant,
+    onEvent(event) {
+      // The plan names its run as soon as it starts (a console tab follows it from there).
+      if (event.type === "run.started")
+        void deps.plans.setExecuted(plan.id, event.runId).catch(() => undefined);
+      onEvent?.(event);
+    },
+  });
   await deps.plans.setExecuted(plan.id, result.runId);
-  return { ...result, approvalId, covered: grant.used() };
+  const covered = grant.used();
+  const envelope = { ...result.envelope, approvedPlan: { id: plan.id, approvalId, covered } };
+  return { ...result, envelope, approvalId, covered };
+}
+
+/** A surface's answer to "run this plan": the run's envelope, or a refused one naming why not. */
+export async function planEnvelope(start: () => Promise<PlanRunResult>): Promise<ObservationEnvelope> {
+  const began = Date.now();
+  try {
+    return (await start()).envelope;
+  } catch (error) {
+    if (!isAppError(error) || !["GATE_DENIED", "NOT_FOUND", "CONFLICT"].includes(error.code)) throw error;
+    return buildEnvelope({
+      error: { kind: "refused", message: error.message },
+      logs: [],
+      calls: [],
+      images: [],
+      durationMs: Date.now() - began,
+    });
+  }
 }
 
 /** What the engine stores after a plan-mode run: its plan, when it planned anything. */

@@ -148,7 +148,11 @@ export default async () => await write({});`,
     });
     expect(planned.envelope.result).toEqual({ planned: true, capability: "canary.write", id: "p1" });
     expect(planned.envelope.calls).toEqual([
-      expect.objectContaining({ capability: "canary.write", decision: "blocked", reason: "planned: not run in plan mode" }),
+      expect.objectContaining({
+        capability: "canary.write",
+        decision: "blocked",
+        reason: "planned: not run in plan mode",
+      }),
     ]);
     expect(planned.envelope.plan).toEqual({
       id: planned.runId,

@@ -6,10 +6,10 @@
  */
 import { AppError, isAppError } from "../errors";
 import type { Gate, GateOutcome } from "../gate/gate";
-import type { PlanGrant } from "../gate/trials";
 import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
-import type { CapabilityRegistry, ResolvedCapability } from "./registry";
+import type { PlanGrant } from "../gate/trials";
 import { createPlanner, PLANNED_REASON, type PlannedCall } from "./plan-calls";
+import type { CapabilityRegistry, ResolvedCapability } from "./registry";
 import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
 import type { CallSite, CapabilityRun, Category, ImageRef, JsonObject, Session } from "./types";

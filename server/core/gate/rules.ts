@@ -171,7 +171,11 @@ export function checkRuleExamples(rule: PolicyRule): void {
       if (!call || typeof call.capability !== "string" || !call.capability) {
         throw new AppError("BAD_INPUT", `${kind} example #${index + 1} needs a capability name`);
       }
-      const matched = ruleMatches(unpinned, { capability: call.capability, versionHash: "", args: call.args ?? {} });
+      const matched = ruleMatches(unpinned, {
+        capability: call.capability,
+        versionHash: "",
+        args: call.args ?? {},
+      });
       if (matched !== (kind === "match")) {
         throw new AppError(
           "BAD_INPUT",

@@ -78,7 +78,8 @@ export interface TrialOutcome {
 export function budgetKey(rule: PolicyRule, subject: TrialSubject, now: number): BudgetKey {
   const per = rule.budget?.per ?? "run";
   const session = subject.session;
-  if (per === "run") return { ruleId: rule.id, scope: `run:${subject.runId ?? `direct:${session.id}`}`, window: "" };
+  if (per === "run")
+    return { ruleId: rule.id, scope: `run:${subject.runId ?? `direct:${session.id}`}`, window: "" };
   if (per === "session") return { ruleId: rule.id, scope: `session:${session.id}`, window: "" };
   const scope = session.apiKeyId ? `key:${session.apiKeyId}` : `user:${session.userId}`;
   const iso = new Date(now).toISOString();
@@ -87,7 +88,8 @@ export function budgetKey(rule: PolicyRule, subject: TrialSubject, now: number):
 
 function budgetReason(rule: PolicyRule): string {
   const budget = rule.budget ?? { limit: 0, per: "run" };
-  const per = budget.per === "run" || budget.per === "session" ? `per ${budget.per}` : `per key per ${budget.per}`;
+  const per =
+    budget.per === "run" || budget.per === "session" ? `per ${budget.per}` : `per key per ${budget.per}`;
   const label = rule.description ? `rule "${rule.description}"` : `rule ${rule.pattern} (${rule.id})`;
   return `over budget: ${rule.pattern} may run ${budget.limit} times ${per} (${label})`;
 }
@@ -106,9 +108,15 @@ async function applyBudgets(
   for (const rule of matchingBudgets(input)) {
     const limit = rule.budget?.limit ?? 0;
     if (await deps.budgets.take(budgetKey(rule, subject, now), limit)) continue;
-    const budget: BudgetHit = { ruleId: rule.id, pattern: rule.pattern, limit, per: rule.budget?.per ?? "run" };
+    const budget: BudgetHit = {
+      ruleId: rule.id,
+      pattern: rule.pattern,
+      limit,
+      per: rule.budget?.per ?? "run",
+    };
     const reason = budgetReason(rule);
-    if (rule.effect === "deny") return { evaluation: { decision: "deny", reason, ruleId: rule.id, via: "rule" }, budget };
+    if (rule.effect === "deny")
+      return { evaluation: { decision: "deny", reason, ruleId: rule.id, via: "rule" }, budget };
     return {
       evaluation: { decision: "ask", reason, ruleId: rule.id, via: "rule", sessionGrantable: false },
       budget,
