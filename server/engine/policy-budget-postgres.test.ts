@@ -10,9 +10,9 @@ import type { Session } from "../core/capabilities/types";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { parseDatabaseUrl, pgConfigFromUrl } from "../db/provider";
-import { type LocalServer, sendJson, startLocalServer } from "../toolset-examples/local-server";
 import { createApiKey } from "../services/api-keys";
 import { createPolicyRule } from "../services/policy-rules";
+import { type LocalServer, sendJson, startLocalServer } from "../toolset-examples/local-server";
 import { type ServerEngine, startServerEngine } from "./index";
 import { ledgerModule } from "./testing/policy-ledger";
 

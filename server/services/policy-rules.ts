@@ -48,7 +48,7 @@ export const ruleConditionSchema = z.object({
 
 const exampleCallSchema = z.object({
   capability: z.string().trim().min(1, "an example names a capability").max(200),
-  args: z.record(z.string(), jsonValue).default({}),
+  args: jsonValue.default({}),
 });
 
 export const ruleBudgetSchema = z.object({
