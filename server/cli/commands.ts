@@ -12,6 +12,7 @@ import { migrateApiCommand } from "./migrate-api-command";
 import { migrateDockerCommand } from "./migrate-docker-command";
 import { notificationsCommand } from "./notifications-command";
 import { publishToolsetCommand } from "./publish-toolset-command";
+import { rulesCommand } from "./rules-command";
 import { secretsCommand } from "./secrets-command";
 import { syncToolsetsCommand } from "./sync-toolsets-command";
 import { toolsetEnvCommand } from "./toolset-env-command";
@@ -38,4 +39,5 @@ export const COMMANDS: readonly CliCommand[] = [
   notificationsCommand,
   categoriesCommand,
   auditCommand,
+  rulesCommand,
 ];

@@ -9,6 +9,11 @@ import type { Db } from "../db";
 import { createPrismaApprovalStore, createPrismaGrantStore } from "./approval-store";
 import type { InstanceChannel } from "./instance-channel";
 import {
+  createPrismaBudgetStore,
+  createPrismaPlanStore,
+  createPrismaShadowSink,
+} from "./policy-trial-stores";
+import {
   createOutboxPublisher,
   createPrismaAssetStore,
   createPrismaDecisionSink,
@@ -52,6 +57,9 @@ export function createPrismaPorts(db: Db, channel?: InstanceChannel): EnginePort
       : runs,
     assets: createPrismaAssetStore(db, batch),
     clock: systemClock,
+    plans: createPrismaPlanStore(db),
+    budgets: createPrismaBudgetStore(db),
+    shadows: createPrismaShadowSink(db),
   };
 }
 

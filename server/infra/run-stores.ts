@@ -24,6 +24,7 @@ import {
   setRunQueued,
   settleJournal,
 } from "./hot-sql";
+import { parseRuleBudget } from "./policy-trial-stores";
 import { createDurableRunQueries } from "./run-journal";
 import type { WriteBatcher } from "./write-batcher";
 
@@ -259,7 +260,7 @@ export function createPrismaDecisionSink(db: Db, batch: WriteBatcher): DecisionS
         createdAt: new Date(d.at),
         seq: d.journal?.seq ?? null,
         state: d.journal?.state ?? null,
-        args: d.journal?.args ?? null,
+        args: d.journal?.args ?? d.args ?? null,
         result: null,
         clock: d.journal?.clock ?? null,
       };
@@ -376,6 +377,8 @@ export function createPrismaRuleSource(db: Db, cacheMs = 200): RuleSource & { in
         versionHash: true,
         description: true,
         approvalTtlMinutes: true,
+        shadow: true,
+        budget: true,
       },
     });
     return rows.map((row) => {
@@ -390,6 +393,8 @@ export function createPrismaRuleSource(db: Db, cacheMs = 200): RuleSource & { in
         versionHash: row.versionHash,
         description: row.description,
         approvalTtlMinutes: row.approvalTtlMinutes,
+        shadow: row.shadow,
+        budget: parseRuleBudget(row.budget, row.id),
       };
     });
   }

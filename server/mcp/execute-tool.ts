@@ -24,6 +24,15 @@ const envelopeSchema = z
 export const executeInputSchema = z.object({
   code: z.string().min(1, "code is empty: send one ES module with a default export").max(200_000),
   title: z.string().max(200).optional(),
+  /** The id of a plan (a plan-mode run's envelope.plan.id): ask a human for it, then run it for real. */
+  plan: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "A plan id from a plan-mode run's envelope: asks a human to approve exactly those calls, then runs",
+    ),
 });
 
 /**
@@ -33,7 +42,7 @@ export const executeInputSchema = z.object({
 const executeInputObject = zMini.object(executeInputSchema.shape);
 const executeOutputObject = zMini.object(envelopeSchema.shape);
 
-export type ExecuteArgs = { code: string; title?: string | undefined };
+export type ExecuteArgs = { code: string; title?: string | undefined; plan?: string | undefined };
 export type ExecuteExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** How often a task's state is re-read (client polls, tasks/result waits, cancel watch). */

@@ -9,10 +9,12 @@
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
 import type { ObservationEnvelope } from "../core/actions/envelope";
+import { planEnvelope } from "../core/actions/plan-run";
 import type { RegisteredModule } from "../core/capabilities/registry";
 import type { Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { ApprovalAnswer } from "../core/gate/approvals";
+import type { EngineEvent } from "../core/gate/ports";
 import type { SkillStore } from "../core/skills";
 import type { Db } from "../db";
 import type { ServerEngine } from "../engine";
@@ -38,6 +40,8 @@ export interface McpBackend {
     sessionId: string;
     code: string;
     title?: string;
+    /** A plan id: ask for the whole plan, then run the code with exactly its calls granted. */
+    plan?: string;
     /** JSON-RPC id of the tools/call, so a notifications/cancelled reaching any instance finds the run. */
     requestId?: string;
     signal: AbortSignal;
@@ -171,6 +175,7 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
     sessionId,
     code,
     title,
+    plan,
     requestId,
     signal,
     onApprovalPending,
@@ -178,13 +183,13 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
     onRunStarted,
   }) => {
     const engine = await engineOf();
-    const { envelope } = await engine.run({
+    const input = {
       code,
       session: mcpSession(identity, sessionId),
       ...(title ? { title } : {}),
       ...(requestId ? { mcpRequestId: requestId } : {}),
       signal,
-      onEvent(event) {
+      onEvent(event: EngineEvent) {
         if (event.type === "run.started") {
           onRunStarted?.(event.runId);
         } else if (event.type === "approval.requested") {
@@ -193,8 +198,9 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
           onApprovalSettled(event.approvalId);
         }
       },
-    });
-    return envelope;
+    };
+    if (!plan) return (await engine.run(input)).envelope;
+    return await planEnvelope(() => engine.runPlan({ ...input, planId: plan }));
   };
 }
 

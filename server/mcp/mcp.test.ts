@@ -253,13 +253,11 @@ describe("MCP over Streamable HTTP", () => {
       plan.client,
       `import { save } from "toolstore/assets";
        export default async function () {
-         try { await save({ data_base64: "iVBORw0KGgo=" }); return "ran"; } catch (e) { return { error: e.error, capability: e.capability }; }
+         try { return await save({ data_base64: "iVBORw0KGgo=" }); } catch (e) { return { error: e.error, capability: e.capability }; }
        }`,
     );
-    expect(blocked.structuredContent?.result).toEqual({
-      error: "blocked_in_plan_mode",
-      capability: "assets.save",
-    });
+    // Plan mode is a dry run: the write is planned, not run.
+    expect(blocked.structuredContent?.result).toEqual({ planned: true, capability: "assets.save", id: "p1" });
     await plan.client.close();
 
     const rule = await db.policyRule.create({

@@ -28,6 +28,13 @@ export const playgroundRunSchema = z.object({
   title: z.string().trim().max(200).optional(),
 });
 
+export const playgroundPlanSchema = z.object({
+  /** The plan's id: the plan-mode run's id (its envelope's plan.id). */
+  planId: z.string().trim().min(1, "name the plan to run").max(200),
+  /** The mode the approved plan runs in (plan mode runs it in default). */
+  mode: z.enum(MODES),
+});
+
 export function playgroundSession(user: SessionUser, mode: Mode): Session {
   return {
     id: user.sessionId,
@@ -133,6 +140,48 @@ export async function startPlaygroundRun(
   // The result arrives through the outbox; only a failure before the run started matters here.
   finished.catch((error: unknown) => {
     if (runId) console.error(`playground: run ${runId} failed: ${(error as Error).message}`);
+  });
+  return { runId: await Promise.race([started, finished]), afterSeq };
+}
+
+/**
+ * Asks a human (the approval queue) for a plan as a whole, then runs the plan-mode run's code with
+ * exactly those calls granted. Resolves once the approved run has started (the browser follows
+ * it like any run); rejects when the plan is denied, expires or is not this user's.
+ */
+export async function startPlaygroundPlan(
+  db: Db,
+  engine: Engine,
+  user: SessionUser,
+  input: z.infer<typeof playgroundPlanSchema>,
+): Promise<{ runId: string; afterSeq: number }> {
+  const afterSeq = await latestEventSeq(db);
+  const controller = new AbortController();
+  let runId: string | undefined;
+  let onStarted: (id: string) => void = () => {};
+  const started = new Promise<string>((resolve) => {
+    onStarted = resolve;
+  });
+  const finished = engine
+    .runPlan({
+      planId: input.planId,
+      title: `Approved plan ${input.planId.slice(0, 8)}`,
+      session: playgroundSession(user, input.mode),
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === "run.started" && !runId) {
+          runId = event.runId;
+          activeRuns.set(runId, { userId: user.id, controller });
+          onStarted(runId);
+        }
+      },
+    })
+    .then((result) => result.runId)
+    .finally(() => {
+      if (runId) activeRuns.delete(runId);
+    });
+  finished.catch((error: unknown) => {
+    if (runId) console.error(`playground: plan run ${runId} failed: ${(error as Error).message}`);
   });
   return { runId: await Promise.race([started, finished]), afterSeq };
 }

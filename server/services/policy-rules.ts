@@ -8,12 +8,15 @@ import { CATEGORIES, type Category, type JsonValue, MODES, type Mode } from "../
 import { AppError } from "../core/errors";
 import { evaluateGate, type GateEvaluation } from "../core/gate/evaluate";
 import {
+  BUDGET_PERIODS,
   CONDITION_OPS,
   conditionHolds,
   globToRegExp,
   type PolicyRule,
   RULE_EFFECTS,
+  type RuleBudget,
   type RuleCondition,
+  type RuleExamples,
   validateRule,
 } from "../core/gate/rules";
 import { MODE_TABLE } from "../core/gate/terms";
@@ -43,6 +46,21 @@ export const ruleConditionSchema = z.object({
   value: jsonValue,
 });
 
+const exampleCallSchema = z.object({
+  capability: z.string().trim().min(1, "an example names a capability").max(200),
+  args: jsonValue.default({}),
+});
+
+export const ruleBudgetSchema = z.object({
+  limit: z.number().int("a budget limit is a whole number").min(1).max(1_000_000),
+  per: z.enum(BUDGET_PERIODS),
+});
+
+export const ruleExamplesSchema = z.object({
+  match: z.array(exampleCallSchema).max(20).default([]),
+  noMatch: z.array(exampleCallSchema).max(20).default([]),
+});
+
 export const ruleInputSchema = z.object({
   effect: z.enum(RULE_EFFECTS),
   pattern: z
@@ -55,6 +73,10 @@ export const ruleInputSchema = z.object({
   description: z.string().trim().max(200).default(""),
   enabled: z.boolean().default(true),
   versionHash: z.string().trim().max(128).nullish(),
+  /** Log-only: records what it would decide, decides nothing. */
+  shadow: z.boolean().default(false),
+  budget: ruleBudgetSchema.nullish(),
+  examples: ruleExamplesSchema.nullish(),
 });
 export type RuleInput = z.input<typeof ruleInputSchema>;
 
@@ -66,6 +88,11 @@ export interface RuleRow {
   description: string;
   enabled: boolean;
   versionHash: string | null;
+  shadow: boolean;
+  budget: RuleBudget | null;
+  examples: RuleExamples | null;
+  /** Calls this log-only rule would have decided differently (all time). */
+  shadowHits: number;
   createdBy: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -79,6 +106,9 @@ const RULE_SELECT = {
   description: true,
   enabled: true,
   versionHash: true,
+  shadow: true,
+  budget: true,
+  examples: true,
   createdById: true,
   createdAt: true,
   updatedAt: true,
@@ -92,10 +122,22 @@ type StoredRule = {
   description: string;
   enabled: boolean;
   versionHash: string | null;
+  shadow: boolean;
+  budget: string | null;
+  examples: string | null;
   createdById: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
+
+function parseJsonOrNull<T>(text: string | null): T | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
 
 function parseConditions(text: string): RuleCondition[] {
   try {
@@ -106,7 +148,11 @@ function parseConditions(text: string): RuleCondition[] {
   }
 }
 
-function toRuleRow(row: StoredRule, names: ReadonlyMap<string, string>): RuleRow {
+function toRuleRow(
+  row: StoredRule,
+  names: ReadonlyMap<string, string>,
+  hits: ReadonlyMap<string, number> = new Map(),
+): RuleRow {
   return {
     id: row.id,
     effect: row.effect as PolicyRule["effect"],
@@ -115,13 +161,17 @@ function toRuleRow(row: StoredRule, names: ReadonlyMap<string, string>): RuleRow
     description: row.description,
     enabled: row.enabled,
     versionHash: row.versionHash,
+    shadow: row.shadow,
+    budget: parseJsonOrNull<RuleBudget>(row.budget),
+    examples: parseJsonOrNull<RuleExamples>(row.examples),
+    shadowHits: hits.get(row.id) ?? 0,
     createdBy: row.createdById ? (names.get(row.createdById) ?? null) : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
 }
 
-function toPolicyRule(row: RuleRow): PolicyRule {
+export function toPolicyRule(row: RuleRow): PolicyRule {
   return {
     id: row.id,
     effect: row.effect,
@@ -129,10 +179,14 @@ function toPolicyRule(row: RuleRow): PolicyRule {
     conditions: row.conditions,
     versionHash: row.versionHash,
     description: row.description,
+    shadow: row.shadow,
+    budget: row.budget,
+    examples: row.examples,
   };
 }
 
-function ruleColumns(input: RuleInput) {
+/** Parses and checks a rule as the form sends it (examples included); throws BAD_INPUT naming the problem. */
+export function parseRuleInput(input: RuleInput, id = "new"): PolicyRule {
   const parsed = ruleInputSchema.safeParse(input);
   if (!parsed.success) {
     throw new AppError(
@@ -141,15 +195,35 @@ function ruleColumns(input: RuleInput) {
     );
   }
   const data = parsed.data;
-  validateRule({ id: "new", ...data, conditions: data.conditions as RuleCondition[] });
-  // The columns a create and an update write alike.
-  return {
+  const rule: PolicyRule = {
+    id,
     effect: data.effect,
     pattern: data.pattern,
-    conditions: JSON.stringify(data.conditions),
-    description: data.description,
-    enabled: data.enabled,
+    conditions: data.conditions as RuleCondition[],
     versionHash: data.versionHash || null,
+    description: data.description,
+    shadow: data.shadow,
+    budget: data.budget ?? null,
+    examples: data.examples ?? null,
+  };
+  validateRule(rule);
+  return rule;
+}
+
+function ruleColumns(input: RuleInput) {
+  const rule = parseRuleInput(input);
+  const hasExamples = rule.examples && (rule.examples.match.length > 0 || rule.examples.noMatch.length > 0);
+  // The columns a create and an update write alike.
+  return {
+    effect: rule.effect,
+    pattern: rule.pattern,
+    conditions: JSON.stringify(rule.conditions),
+    description: rule.description ?? "",
+    enabled: input.enabled ?? true,
+    versionHash: rule.versionHash ?? null,
+    shadow: rule.shadow ?? false,
+    budget: rule.budget ? JSON.stringify(rule.budget) : null,
+    examples: hasExamples ? JSON.stringify(rule.examples) : null,
   };
 }
 
@@ -170,8 +244,16 @@ export async function listPolicyRules(db: Db): Promise<RuleRow[]> {
     db,
     rows.map((r) => r.createdById),
   );
+  const counted = await db.policyShadowHit.groupBy({
+    by: ["ruleId"],
+    where: { ruleId: { in: rows.filter((r) => r.shadow).map((r) => r.id) } },
+    _count: { _all: true },
+  });
+  const hits = new Map(counted.map((c) => [c.ruleId, c._count._all]));
   const rank = { deny: 0, ask: 1, allow: 2 } as Record<string, number>;
-  return rows.map((r) => toRuleRow(r, names)).sort((a, b) => (rank[a.effect] ?? 3) - (rank[b.effect] ?? 3));
+  return rows
+    .map((r) => toRuleRow(r, names, hits))
+    .sort((a, b) => (rank[a.effect] ?? 3) - (rank[b.effect] ?? 3));
 }
 
 export async function createPolicyRule(db: Db, userId: string, input: RuleInput): Promise<RuleRow> {

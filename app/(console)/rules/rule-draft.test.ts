@@ -31,10 +31,26 @@ describe("rule drafts", () => {
         { path: "event", op: "startsWith", value: "build." },
         { path: "n", op: "eq", value: 3 },
       ],
+      shadow: true,
+      budget: { limit: 5, per: "hour" },
+      examples: {
+        match: [{ capability: "webhook.send", args: { event: "build.x", n: 3 } }],
+        noMatch: [{ capability: "webhook.send", args: {} }],
+      },
     };
     expect(fromDraft(toDraft(rule))).toEqual(rule);
     const draft = toDraft(rule);
     expect(fromDraft({ ...draft, pattern: " webhook.* ", versionHash: "  " }).pattern).toBe("webhook.*");
     expect(fromDraft({ ...draft, versionHash: " abc " }).versionHash).toBe("abc");
+    expect(fromDraft({ ...draft, budgetLimit: "", examplesMatch: "", examplesNoMatch: "" })).toMatchObject({
+      budget: null,
+      examples: null,
+    });
+  });
+
+  it("names the example line that is not a capability and a JSON object", () => {
+    expect(() => fromDraft({ ...toDraft(null), examplesMatch: "a.b {}\nhttp.fetch {url" })).toThrow(
+      /Must match, line 2/,
+    );
   });
 });

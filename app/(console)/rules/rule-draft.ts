@@ -3,7 +3,7 @@
  * the rule the server stores.
  */
 import type { JsonValue as Json } from "@/server/core/capabilities/types";
-import type { RuleEffect as Effect, ConditionOp as Op } from "@/server/core/gate/terms";
+import type { BudgetPeriod, RuleEffect as Effect, ConditionOp as Op } from "@/server/core/gate/terms";
 
 export const OP_LABEL: Record<Op, string> = {
   eq: "equals",
@@ -28,6 +28,19 @@ export interface RuleDraft {
   enabled: boolean;
   versionHash: string;
   conditions: ConditionDraft[];
+  /** Log-only: records what it would decide, decides nothing. */
+  shadow: boolean;
+  /** Empty: no budget. */
+  budgetLimit: string;
+  budgetPer: BudgetPeriod;
+  /** One example call a line: `capability.name {"arg": "value"}`. */
+  examplesMatch: string;
+  examplesNoMatch: string;
+}
+
+export interface ExampleCall {
+  capability: string;
+  args: Json;
 }
 
 /** What the server stores and sends of a rule, as far as the form is concerned. */
@@ -38,6 +51,9 @@ export interface StoredRule {
   enabled: boolean;
   versionHash: string | null;
   conditions: { path: string; op: Op; value: Json }[];
+  shadow?: boolean;
+  budget?: { limit: number; per: BudgetPeriod } | null;
+  examples?: { match: ExampleCall[]; noMatch: ExampleCall[] } | null;
 }
 
 export const EMPTY_RULE: RuleDraft = {
@@ -47,7 +63,41 @@ export const EMPTY_RULE: RuleDraft = {
   enabled: true,
   versionHash: "",
   conditions: [],
+  shadow: false,
+  budgetLimit: "",
+  budgetPer: "run",
+  examplesMatch: "",
+  examplesNoMatch: "",
 };
+
+/** `capability {json}` lines into calls; throws an Error naming the line that is not one. */
+export function parseExampleLines(text: string, label: string): ExampleCall[] {
+  const calls: ExampleCall[] = [];
+  text.split("\n").forEach((raw, index) => {
+    const line = raw.trim();
+    if (!line) return;
+    const space = line.search(/\s/);
+    const capability = space < 0 ? line : line.slice(0, space);
+    const json = space < 0 ? "{}" : line.slice(space).trim();
+    let args: unknown;
+    try {
+      args = JSON.parse(json);
+    } catch {
+      args = undefined;
+    }
+    if (!args || typeof args !== "object" || Array.isArray(args)) {
+      throw new Error(
+        `${label}, line ${index + 1}: write a capability and a JSON object, e.g. http.fetch {"url": "https://x"}`,
+      );
+    }
+    calls.push({ capability, args: args as Json });
+  });
+  return calls;
+}
+
+export function showExampleLines(calls: readonly ExampleCall[] | undefined): string {
+  return (calls ?? []).map((c) => `${c.capability} ${JSON.stringify(c.args ?? {})}`).join("\n");
+}
 
 let nextKey = 1;
 
@@ -81,6 +131,11 @@ export function toDraft(rule: StoredRule | null): RuleDraft {
     description: rule.description,
     enabled: rule.enabled,
     versionHash: rule.versionHash ?? "",
+    shadow: rule.shadow ?? false,
+    budgetLimit: rule.budget ? String(rule.budget.limit) : "",
+    budgetPer: rule.budget?.per ?? "run",
+    examplesMatch: showExampleLines(rule.examples?.match),
+    examplesNoMatch: showExampleLines(rule.examples?.noMatch),
     conditions: rule.conditions.map((c) => ({
       key: nextKey++,
       path: c.path,
@@ -91,7 +146,13 @@ export function toDraft(rule: StoredRule | null): RuleDraft {
 }
 
 export function fromDraft(draft: RuleDraft): StoredRule {
+  const match = parseExampleLines(draft.examplesMatch, "Must match");
+  const noMatch = parseExampleLines(draft.examplesNoMatch, "Must not match");
+  const limit = draft.budgetLimit.trim();
   return {
+    shadow: draft.shadow,
+    budget: limit ? { limit: Number(limit), per: draft.budgetPer } : null,
+    examples: match.length || noMatch.length ? { match, noMatch } : null,
     effect: draft.effect,
     pattern: draft.pattern.trim(),
     description: draft.description,

@@ -3,6 +3,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import {
+  BUDGET_PERIODS,
+  type BudgetPeriod,
   RULE_EFFECTS as EFFECTS,
   type RuleEffect as Effect,
   CONDITION_OPS as OPS,
@@ -53,13 +55,21 @@ export function RuleForm({
   useEffect(() => {
     if (editing) first.current?.focus();
   }, [editing]);
-  const error = create.error ?? update.error;
+  const [formError, setFormError] = useState<Error | null>(null);
+  const error = formError ?? create.error ?? update.error;
   const busy = create.isPending || update.isPending;
   const set = (change: Partial<RuleDraft>) => setDraft({ ...draft, ...change });
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    const rule = fromDraft(draft);
+    let rule: ReturnType<typeof fromDraft>;
+    try {
+      rule = fromDraft(draft);
+    } catch (problem) {
+      setFormError(problem as Error);
+      return;
+    }
+    setFormError(null);
     if (editing) update.mutate({ id: editing.id, rule });
     else create.mutate(rule, { onSuccess: () => setDraft(EMPTY_RULE) });
   }
@@ -119,6 +129,7 @@ export function RuleForm({
           spellCheck={false}
         />
       </details>
+      <TrialFields draft={draft} set={set} />
       <label className="check">
         <input type="checkbox" checked={draft.enabled} onChange={(e) => set({ enabled: e.target.checked })} />
         Enabled
@@ -135,6 +146,77 @@ export function RuleForm({
         )}
       </div>
     </form>
+  );
+}
+
+const PER_LABEL: Record<BudgetPeriod, string> = {
+  run: "per run",
+  session: "per session",
+  hour: "per key per hour",
+  day: "per key per day",
+};
+
+/** Log-only, a budget, and example calls the rule must and must not match (checked on save). */
+function TrialFields({ draft, set }: { draft: RuleDraft; set: (change: Partial<RuleDraft>) => void }) {
+  return (
+    <>
+      <label className="check">
+        <input type="checkbox" checked={draft.shadow} onChange={(e) => set({ shadow: e.target.checked })} />
+        Log only{" "}
+        <span className="field-hint">decides nothing; records each call it would decide differently</span>
+      </label>
+      <fieldset className="box">
+        <legend>Budget (optional)</legend>
+        <div className="form-row">
+          <TextField
+            label="Calls allowed"
+            hint={`over it the rule's effect applies (${draft.effect === "allow" ? "use ask or deny" : draft.effect})`}
+            value={draft.budgetLimit}
+            onChange={(budgetLimit) => set({ budgetLimit })}
+            inputMode="numeric"
+            placeholder="e.g. 10"
+          />
+          <label>
+            Counted
+            <select
+              value={draft.budgetPer}
+              onChange={(e) => set({ budgetPer: e.target.value as BudgetPeriod })}
+            >
+              {BUDGET_PERIODS.map((p) => (
+                <option key={p} value={p}>
+                  {PER_LABEL[p]}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      </fieldset>
+      <details open={Boolean(draft.examplesMatch || draft.examplesNoMatch)}>
+        <summary className="small">Example calls (checked on every save)</summary>
+        <div className="form-row" style={{ marginTop: 6 }}>
+          <label>
+            Must match <span className="field-hint">one a line: capability {"{json}"}</span>
+            <textarea
+              rows={3}
+              spellCheck={false}
+              value={draft.examplesMatch}
+              onChange={(e) => set({ examplesMatch: e.target.value })}
+              placeholder={'http.fetch {"url": "https://api.example.com/x"}'}
+            />
+          </label>
+          <label>
+            Must not match
+            <textarea
+              rows={3}
+              spellCheck={false}
+              value={draft.examplesNoMatch}
+              onChange={(e) => set({ examplesNoMatch: e.target.value })}
+              placeholder={'http.fetch {"url": "https://evil.example"}'}
+            />
+          </label>
+        </div>
+      </details>
+    </>
   );
 }
 

@@ -3,9 +3,11 @@ import {
   cancelPlaygroundRun,
   getPlaygroundState,
   playgroundModules,
+  playgroundPlanSchema,
   playgroundRunSchema,
   playgroundStateSchema,
   savePlaygroundState,
+  startPlaygroundPlan,
   startPlaygroundRun,
 } from "../../services/playground";
 import { approverProcedure, router, viewerProcedure } from "../trpc";
@@ -25,6 +27,11 @@ export const playgroundRouter = router({
   run: approverProcedure
     .input(playgroundRunSchema)
     .mutation(async ({ ctx, input }) => startPlaygroundRun(ctx.db, await ctx.engine(), ctx.user, input)),
+
+  /** Asks the approval queue for a whole plan; resolves once the approved run starts. */
+  runPlan: approverProcedure
+    .input(playgroundPlanSchema)
+    .mutation(async ({ ctx, input }) => startPlaygroundPlan(ctx.db, await ctx.engine(), ctx.user, input)),
 
   cancel: approverProcedure
     .input(z.object({ runId: z.string().min(1) }))

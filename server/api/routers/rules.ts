@@ -12,6 +12,7 @@ import {
   testGateCall,
   updatePolicyRule,
 } from "../../services/policy-rules";
+import { whatIfInputSchema, whatIfRules } from "../../services/rules-what-if";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 const id = z.object({ id: z.string().min(1) });
@@ -36,4 +37,6 @@ export const rulesRouter = router({
   testCall: viewerProcedure
     .input(testCallSchema)
     .query(({ ctx, input }) => testGateCall(ctx.db, input, { started: ctx.engine })),
+  /** Which recorded calls a draft change of the rules would decide differently. Changes nothing. */
+  whatIf: viewerProcedure.input(whatIfInputSchema).query(({ ctx, input }) => whatIfRules(ctx.db, input)),
 });

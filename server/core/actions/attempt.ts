@@ -10,6 +10,7 @@ import type { JournalEntry } from "../capabilities/journal";
 import type { JsonValue, Session } from "../capabilities/types";
 import { AppError } from "../errors";
 import type { EngineEvent } from "../gate/ports";
+import type { PlanGrant } from "../gate/trials";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool } from "../sandbox/pool";
 import { createAttemptJournal } from "./attempt-journal";
@@ -52,6 +53,8 @@ export interface AttemptPlan {
   create?: { mcpRequestId: string | null; codeHash: string };
   /** The stored row a replay was loaded from. */
   stored?: StoredRun;
+  /** An approved plan this run may use (first attempt only: a grant lives in this process). */
+  grant?: PlanGrant;
 }
 
 export type AttemptOutcome =
@@ -177,6 +180,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
     },
     journal,
     ...(onEvent ? { emit: onEvent } : {}),
+    ...(plan.grant ? { plan: plan.grant } : {}),
   });
 
   let envelope: ObservationEnvelope;

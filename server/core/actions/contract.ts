@@ -21,14 +21,15 @@ export const ACTION_CONTRACT = `Write one JavaScript ES module whose default exp
 
 - Capabilities come only from static imports of "toolstore/<module>", and only the exports listed for that module. Dynamic import() is refused before anything runs.
 - Each capability function takes ONE plain object argument and returns a promise.
-- A call can be refused without running: it throws an error with e.error === "permission_denied" (e.capability, e.reason) or e.error === "blocked_in_plan_mode". Catch it if the action can go on without it.
+- A call can be refused without running: it throws an error with e.error === "permission_denied" (e.capability, e.reason), or "budget_exceeded" (e.budget names the rule's limit and period). Catch it if the action can go on without it.
+- Plan mode is a dry run: read calls run; a write, execute or external call does not run and returns { planned: true, capability, id }. The envelope's plan ({ id, calls }) lists them; call execute_code again with { code, plan: <plan.id> } to ask a human to approve exactly those calls, which then run (any other call asks as usual). \`await planning({})\` from "toolstore/run" tells the action it is planning.
 - Some calls wait for a human to approve them; that wait does not count against the time limit.
 - console.log / info / warn / error / debug output comes back as logs.
 - There is no network, filesystem, timer or Node API: only the imported modules reach the outside.
 - Limits: ${DEFAULT_LIMITS.deadlineMs / 1000} s of running time, ${mib(DEFAULT_LIMITS.memoryBytes)} of memory, ${DEFAULT_LIMITS.maxCalls} capability calls, a result of at most ${mib(DEFAULT_LIMITS.resultBytes)} of JSON.
 - Images: save a PNG with save({ data_base64 }) from "toolstore/assets" and return its asset_id; never return pixels.
 
-The reply is an envelope: { ok, result?, error?: { kind: "threw"|"timeout"|"out_of_memory"|"refused"|"cancelled"|"internal", message }, logs, calls: [{ capability, category, decision, reason?, ms }], images, durationMs }.`;
+The reply is an envelope: { ok, result?, error?: { kind: "threw"|"timeout"|"out_of_memory"|"refused"|"cancelled"|"internal", message }, logs, calls: [{ capability, category, decision, reason?, ms }], images, durationMs, plan?: { id, calls: [{ id, capability, category, args, argsHash }] } }.`;
 
 /** Signatures of the modules mounted for a key or session, grouped by import specifier. */
 export function renderModuleSignatures(modules: readonly TypingsModule[]): string {

@@ -14,6 +14,7 @@ import type {
   ToolsetCatalog,
 } from "../capabilities/ports";
 import { type CapabilityRegistry, createCapabilityRegistry } from "../capabilities/registry";
+import { AppError } from "../errors";
 import { type ApprovalService, createApprovalService } from "../gate/approvals";
 import { createGate, type Gate } from "../gate/gate";
 import type {
@@ -24,8 +25,10 @@ import type {
   GrantStore,
   RuleSource,
 } from "../gate/ports";
+import type { BudgetStore, ShadowSink } from "../gate/trials";
 import type { SandboxLimits } from "../sandbox/limits";
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from "../sandbox/pool";
+import { type PlanRunResult, type PlanStore, planToStore, type RunPlanInput, runPlan } from "./plan-run";
 import type { RunStore } from "./ports";
 import { recoverAfterRestart } from "./recover";
 import { type ActionRunner, createActionRunner, type RunLifecycle } from "./run-action";
@@ -39,6 +42,10 @@ export interface EnginePorts {
   runs: RunStore;
   assets: AssetStore;
   clock: Clock;
+  /** Plans of plan-mode runs, budget counters and shadow hits (#27); without them those features are off. */
+  plans?: PlanStore;
+  budgets?: BudgetStore;
+  shadows?: ShadowSink;
 }
 
 export interface EngineOptions {
@@ -95,6 +102,8 @@ export interface Engine extends ActionRunner {
    * approvals expire at once. False when the run is not running.
    */
   cancel(runId: string, reason?: string): Promise<boolean>;
+  /** Asks a human for a stored plan as a whole, then runs it with exactly its calls granted. */
+  runPlan(input: RunPlanInput): Promise<PlanRunResult>;
   /** Commits the run rows and read-call records still queued for a group commit. */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -139,7 +148,14 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.approvalTtlMs === undefined ? {} : { ttlMs: options.approvalTtlMs }),
     ...(options.approvalPollMs === undefined ? {} : { pollMs: options.approvalPollMs }),
   });
-  const gate = createGate({ rules: ports.rules, grants: ports.grants, approvals, clock: ports.clock });
+  const gate = createGate({
+    rules: ports.rules,
+    grants: ports.grants,
+    approvals,
+    clock: ports.clock,
+    ...(ports.budgets ? { budgets: ports.budgets } : {}),
+    ...(ports.shadows ? { shadows: ports.shadows } : {}),
+  });
   const ownPool = options.pool === undefined;
   const pool = options.pool ?? createSandboxPool(options.poolOptions);
   runner = createActionRunner({
@@ -158,8 +174,22 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
   });
   const actions = runner;
+  const plans = ports.plans;
+  /** A plan-mode run that planned calls leaves its plan stored before its envelope goes back. */
+  const run: ActionRunner["run"] = async (input) => {
+    const result = await actions.run(input);
+    const plan = result.envelope.plan;
+    if (plans && plan && plan.calls.length > 0)
+      await plans.save(planToStore(plan, input.session, input.code));
+    return result;
+  };
   return {
     ...actions,
+    run,
+    runPlan(input) {
+      if (!plans) throw new AppError("INTERNAL", "this engine stores no plans");
+      return runPlan({ plans, approvals, run }, input);
+    },
     registry,
     gate,
     approvals,

@@ -3,6 +3,7 @@
  * action. Types and one builder.
  */
 import type { CallRecord } from "../capabilities/invoke";
+import type { PlannedCall } from "../capabilities/plan-calls";
 import type { ImageRef, JsonValue } from "../capabilities/types";
 import type { LogEntry, SandboxErrorKind } from "../sandbox/protocol";
 
@@ -29,6 +30,18 @@ export interface ObservationEnvelope {
   calls: CallRecord[];
   images: ImageRef[];
   durationMs: number;
+  /**
+   * Plan mode: the calls the action would have made and did not (writes, execute, external).
+   * Its id is the run's; approving it lets the same code run with exactly these calls granted.
+   */
+  plan?: ActionPlan;
+  /** A run of an approved plan: the plan, its approval, and the planned calls it answered. */
+  approvedPlan?: { id: string; approvalId: string; covered: string[] };
+}
+
+export interface ActionPlan {
+  id: string;
+  calls: PlannedCall[];
 }
 
 export function buildEnvelope(parts: {
@@ -39,6 +52,7 @@ export function buildEnvelope(parts: {
   calls: CallRecord[];
   images: ImageRef[];
   durationMs: number;
+  plan?: ActionPlan | undefined;
 }): ObservationEnvelope {
   const logs = [...parts.logs];
   if (parts.logsDropped && parts.logsDropped > 0) {
@@ -59,5 +73,6 @@ export function buildEnvelope(parts: {
   envelope.calls = parts.calls.map((c) => ({ ...c }));
   envelope.images = parts.images.map((i) => ({ ...i }));
   envelope.durationMs = parts.durationMs;
+  if (parts.plan) envelope.plan = { id: parts.plan.id, calls: parts.plan.calls.map((c) => ({ ...c })) };
   return envelope;
 }

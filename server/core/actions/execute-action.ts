@@ -110,5 +110,6 @@ export async function executeAction(
     calls: engineRun.calls,
     images: engineRun.images,
     durationMs: deps.clock.now() - run.startedAt,
+    ...(run.session.mode === "plan" ? { plan: { id: run.runId, calls: engineRun.plan } } : {}),
   });
 }

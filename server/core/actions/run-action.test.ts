@@ -141,26 +141,35 @@ export default async function () {
       },
       isError: true,
     });
-    const blocked = await engine.run({
+    const planned = await engine.run({
       session: sessionInMode("plan"),
       code: `import { write } from "toolstore/canary";
-export default async () => { try { await write({}); } catch (e) { return e; } }`,
+export default async () => await write({});`,
     });
-    expect(blocked.envelope.result).toEqual({ error: "blocked_in_plan_mode", capability: "canary.write" });
-    expect(blocked.envelope.calls).toEqual([
-      expect.objectContaining({ capability: "canary.write", decision: "blocked" }),
+    expect(planned.envelope.result).toEqual({ planned: true, capability: "canary.write", id: "p1" });
+    expect(planned.envelope.calls).toEqual([
+      expect.objectContaining({
+        capability: "canary.write",
+        decision: "blocked",
+        reason: "planned: not run in plan mode",
+      }),
     ]);
+    expect(planned.envelope.plan).toEqual({
+      id: planned.runId,
+      calls: [expect.objectContaining({ id: "p1", capability: "canary.write", category: "write", args: {} })],
+    });
     expect(canary.runs).toHaveLength(0);
   });
 
   it("an uncaught refusal fails the action with kind threw", async () => {
+    ports.rules.set([{ id: "r1", effect: "deny", pattern: "canary.execute", conditions: [] }]);
     const { envelope } = await engine.run({
-      session: sessionInMode("plan"),
-      code: `import { write } from "toolstore/canary";\nexport default async () => write({ value: "x" });`,
+      session: sessionInMode("default"),
+      code: `import { execute } from "toolstore/canary";\nexport default async () => execute({ value: "x" });`,
     });
     expect(envelope.error).toMatchObject({
       kind: "threw",
-      message: expect.stringMatching(/blocked_in_plan_mode/),
+      message: expect.stringMatching(/permission_denied/),
     });
   });
 

@@ -14,6 +14,7 @@ import { createEngineRun, type EngineRun, type InvokeDeps } from "../capabilitie
 import { sha256Hex } from "../capabilities/snapshot";
 import type { JsonValue, Session } from "../capabilities/types";
 import type { EngineEvent } from "../gate/ports";
+import type { PlanGrant } from "../gate/trials";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
 import type { SandboxPool } from "../sandbox/pool";
 import { type AttemptOutcome, type AttemptPlan, runAttempt } from "./attempt";
@@ -73,6 +74,8 @@ export interface RunActionInput {
   signal?: AbortSignal;
   /** JSON-RPC id of the MCP request, so a notifications/cancelled on any instance finds the run. */
   mcpRequestId?: string;
+  /** An approved plan (plan-run.ts): answers the asks for exactly its calls, in this run. */
+  plan?: PlanGrant;
 }
 
 export interface ActionRunResult {
@@ -170,6 +173,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
         mcpRequestId: input.mcpRequestId ?? null,
         codeHash: sha256Hex(input.code),
       },
+      ...(input.plan ? { grant: input.plan } : {}),
     }).catch(() => undefined);
     return result;
   }

@@ -57,7 +57,10 @@ export async function replayFromJournal(
   }
   if (prior.state === null) {
     ctx.calls.push(lineOf(call, prior));
-    throw gateError(call.name, prior.decision === "blocked" ? "blocked" : "deny", prior.reason);
+    throw gateError(call.name, {
+      decision: prior.decision === "blocked" ? "blocked" : "deny",
+      reason: prior.reason,
+    });
   }
   if (prior.state === "waiting" && prior.approvalId) {
     const outcome = await ctx.deps.gate.resumeApproval(ctx.subject(), prior.approvalId, call.snapshot);

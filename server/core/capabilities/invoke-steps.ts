@@ -16,6 +16,7 @@ import {
   JOURNAL_ARGS_MAX,
   type RunJournal,
 } from "./journal";
+import { PLANNED_REASON, type Planner } from "./plan-calls";
 import type { RunAudit } from "./run-audit";
 import type { Category, ImageRef, JsonObject } from "./types";
 
@@ -27,6 +28,8 @@ export interface SharedRunState {
   journal: RunJournal | undefined;
   audit: RunAudit;
   persistedRunId: string | null;
+  /** Plan mode: the calls planned instead of run (plan-calls.ts). */
+  planner: Planner | null;
 }
 
 export function createCallSteps(
@@ -73,6 +76,8 @@ export function createCallSteps(
     const { cap, name } = call;
     const decidedMs = deps.clock.now() - call.started;
     const allowed = outcome.decision === "allow";
+    const planned = shared.planner !== null && outcome.decision === "blocked";
+    if (planned) outcome.reason = PLANNED_REASON;
     await audit.decision(cap, call.snapshot, outcome, decidedMs, fields(call, allowed ? "started" : null));
     const line: CallRecord = {
       capability: name,
@@ -83,7 +88,8 @@ export function createCallSteps(
       ...(replayed ? { replayed: true } : {}),
     };
     calls.push(line);
-    if (!allowed) throw gateError(name, outcome.decision as "deny" | "blocked", outcome.reason);
+    if (planned && shared.planner) return shared.planner.add(name, cap.spec.category, call.snapshot);
+    if (!allowed) throw gateError(name, outcome);
     return runImpl(call, line);
   }
 

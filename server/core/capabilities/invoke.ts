@@ -5,11 +5,13 @@
  * The impl receives the frozen snapshot, the same bytes that were hashed, shown and approved.
  */
 import { AppError, isAppError } from "../errors";
-import type { Gate } from "../gate/gate";
+import type { Gate, GateOutcome } from "../gate/gate";
 import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
+import type { PlanGrant } from "../gate/trials";
 import { replayFromJournal } from "./invoke-replay";
 import { createCallSteps, type SharedRunState } from "./invoke-steps";
 import { divergedMessage, type JournalEntry, JournaledError, type RunJournal } from "./journal";
+import { createPlanner, PLANNED_REASON, type PlannedCall } from "./plan-calls";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
 import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
@@ -62,10 +64,14 @@ export interface EngineRunInit {
   persisted?: () => Promise<void>;
   /** A durable run's journal: calls are recorded in it, and a replay is answered from it. */
   journal?: RunJournal;
+  /** An approved plan this run may use (plan-calls.ts). */
+  plan?: PlanGrant;
 }
 
 export interface EngineRun extends CapabilityRun {
   readonly calls: CallRecord[];
+  /** Plan mode: the write, execute and external calls that were planned instead of run. */
+  readonly plan: PlannedCall[];
   readonly images: ImageRef[];
   /**
    * invoke with arguments given as JSON text (the sandbox's one snapshot), parsed exactly once;
@@ -82,7 +88,16 @@ export interface EngineRun extends CapabilityRun {
 }
 
 /** The guest-visible shape of a refusal (the action contract). */
-export function gateError(capability: string, decision: "deny" | "blocked", reason: string): AppError {
+export function gateError(
+  capability: string,
+  outcome: Pick<GateOutcome, "decision" | "reason" | "budget">,
+): AppError {
+  const { decision, reason } = outcome;
+  if (outcome.budget) {
+    return new AppError("GATE_DENIED", `budget_exceeded: ${capability}: ${reason}`, {
+      details: { error: "budget_exceeded", capability, reason, budget: outcome.budget },
+    });
+  }
   if (decision === "blocked") {
     return new AppError("GATE_BLOCKED_PLAN", `blocked_in_plan_mode: ${capability}`, {
       details: { error: "blocked_in_plan_mode", capability },
@@ -132,7 +147,9 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     ...(init.persisted ? { persisted: init.persisted } : {}),
   });
   const argsLimit = init.argsBytes ?? Number.POSITIVE_INFINITY;
-  const shared: SharedRunState = { calls, images, inFlight, journal, audit, persistedRunId };
+  // Plan mode is a dry run for actions; a direct call in plan mode stays blocked.
+  const planner = init.sandboxed && init.session.mode === "plan" ? createPlanner() : null;
+  const shared: SharedRunState = { calls, images, inFlight, journal, audit, persistedRunId, planner };
   const { invalid, fields, decided, runImpl, adoptApproval } = createCallSteps(deps, init, shared, () => run);
 
   const subjectBase = () => ({
@@ -144,6 +161,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     emit: audit.emit,
     ...(journal ? { awaitApproval: journal.awaitApproval } : {}),
     ...(journal?.replaying && persistedRunId ? { adoptApproval } : {}),
+    ...(init.plan ? { plan: init.plan } : {}),
   });
 
   async function invokeWith(
@@ -238,6 +256,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     signal: init.signal,
     sandboxed: init.sandboxed,
     calls,
+    plan: planner?.calls ?? [],
     images,
     invoke: (name, args) =>
       invokeWith(
@@ -276,19 +295,35 @@ export function gateCapability(cap: ResolvedCapability) {
 export function toGuestError(
   name: string,
   error: unknown,
-): { error: string; message: string; capability?: string; reason?: string; fields?: unknown[] } {
+): {
+  error: string;
+  message: string;
+  capability?: string;
+  reason?: string;
+  fields?: unknown[];
+  budget?: unknown;
+} {
   if (error instanceof JournaledError) return error.guest;
   if (isAppError(error)) {
-    const details = error.details as { error?: unknown; reason?: unknown; fields?: unknown } | undefined;
+    const details = error.details as
+      | { error?: unknown; reason?: unknown; fields?: unknown; budget?: unknown }
+      | undefined;
     if (details && typeof details.error === "string") {
-      const out: { error: string; message: string; capability: string; reason?: string; fields?: unknown[] } =
-        {
-          error: details.error,
-          capability: name,
-          message: error.message,
-        };
+      const out: {
+        error: string;
+        message: string;
+        capability: string;
+        reason?: string;
+        fields?: unknown[];
+        budget?: unknown;
+      } = {
+        error: details.error,
+        capability: name,
+        message: error.message,
+      };
       if (typeof details.reason === "string") out.reason = details.reason;
       if (Array.isArray(details.fields)) out.fields = details.fields;
+      if (details.budget) out.budget = details.budget;
       return out;
     }
     return { error: error.code.toLowerCase(), capability: name, message: error.message };

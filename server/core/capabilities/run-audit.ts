@@ -9,6 +9,9 @@ import type { ResolvedCapability } from "./registry";
 import type { ArgsSnapshot } from "./snapshot";
 import type { Category, Session } from "./types";
 
+/** Arguments over this many characters are recorded by hash only. */
+const MAX_RECORDED_ARGS = 64 * 1024;
+
 export interface RunAuditDeps {
   decisions: DecisionSink;
   events: EventPublisher;
@@ -120,10 +123,13 @@ export function createRunAudit(deps: RunAuditDeps, init: RunAuditInit): RunAudit
       ruleId: outcome.ruleId,
       approvalId: outcome.approvalId,
       argsHash: snapshot?.hash ?? "",
+      args: snapshot && snapshot.json.length <= MAX_RECORDED_ARGS ? snapshot.json : null,
       ms,
       at: deps.clock.now(),
     };
-    const event: EngineEvent = { type: "gate.decision", ...entry };
+    // The live feed gets no argument values: only the audit row keeps them (what-if reads them).
+    const { args: _args, ...live } = entry;
+    const event: EngineEvent = { type: "gate.decision", ...live };
     const row = journal ? { ...entry, journal } : entry;
     emit(event);
     // A direct call (console, CLI) returns only once its decision is stored.

@@ -8,7 +8,9 @@
  *   5. mode x category                  -> read: allow; auto: allow; default: ask
  *   6. default-mode ask + session grant -> allow
  *
- * Rules with a versionHash only match that version of the capability's code.
+ * Rules with a versionHash only match that version of the capability's code. Log-only (shadow)
+ * rules and budget rules take no part here: shadowVerdicts says what a shadow rule would have
+ * changed, and the gate counts budgets (trials.ts) on top of this decision.
  */
 import type { Category, JsonValue, Mode } from "../capabilities/types";
 import { type PolicyRule, ruleMatches } from "./rules";
@@ -41,9 +43,18 @@ function ruleLabel(rule: PolicyRule): string {
   return rule.description ? `rule "${rule.description}"` : `rule ${rule.pattern} (${rule.id})`;
 }
 
+function targetOf(input: GateInput) {
+  return { capability: input.capability, versionHash: input.versionHash, args: input.args };
+}
+
+/** Rules that decide: neither log-only nor budget rules. */
+function deciding(rules: readonly PolicyRule[]): PolicyRule[] {
+  return rules.filter((rule) => !rule.shadow && !rule.budget);
+}
+
 export function evaluateGate(input: GateInput): GateEvaluation {
-  const target = { capability: input.capability, versionHash: input.versionHash, args: input.args };
-  const matching = input.rules.filter((rule) => ruleMatches(rule, target));
+  const target = targetOf(input);
+  const matching = deciding(input.rules).filter((rule) => ruleMatches(rule, target));
   const deny = matching.find((r) => r.effect === "deny");
   if (deny) return { decision: "deny", reason: `denied by ${ruleLabel(deny)}`, ruleId: deny.id, via: "rule" };
 
@@ -86,4 +97,33 @@ export function evaluateGate(input: GateInput): GateEvaluation {
     via: "mode",
     sessionGrantable: true,
   };
+}
+
+export interface ShadowVerdict {
+  ruleId: string;
+  /** What the gate decided. */
+  decision: GateEvaluation["decision"];
+  /** What it would have decided with this log-only rule enforced. */
+  would: GateEvaluation["decision"];
+}
+
+/** Each matching log-only rule that, enforced, would have changed `actual`'s decision. */
+export function shadowVerdicts(input: GateInput, actual: GateEvaluation): ShadowVerdict[] {
+  const target = targetOf(input);
+  const enforced = deciding(input.rules);
+  const out: ShadowVerdict[] = [];
+  for (const rule of input.rules) {
+    if (!rule.shadow || rule.budget || !ruleMatches(rule, target)) continue;
+    const would = evaluateGate({ ...input, rules: [...enforced, { ...rule, shadow: false }] });
+    if (would.decision !== actual.decision) {
+      out.push({ ruleId: rule.id, decision: actual.decision, would: would.decision });
+    }
+  }
+  return out;
+}
+
+/** The enforced budget rules that match this call. */
+export function matchingBudgets(input: GateInput): PolicyRule[] {
+  const target = targetOf(input);
+  return input.rules.filter((rule) => rule.budget && !rule.shadow && ruleMatches(rule, target));
 }

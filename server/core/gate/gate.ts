@@ -8,6 +8,7 @@ import type { Category, JsonObject, Session } from "../capabilities/types";
 import type { ApprovalService } from "./approvals";
 import { evaluateGate } from "./evaluate";
 import type { ApprovalRecord, Clock, EngineEvent, GateVerdict, GrantStore, RuleSource } from "./ports";
+import { applyTrials, type BudgetHit, type BudgetStore, type PlanGrant, type ShadowSink } from "./trials";
 
 const MINUTE_MS = 60_000;
 
@@ -37,6 +38,8 @@ export interface GateSubject {
     approvalId: string,
     wait: (detach: AbortSignal) => Promise<ApprovalRecord>,
   ) => Promise<ApprovalRecord>;
+  /** An approved plan (this run only): answers the asks for exactly its calls. */
+  plan?: PlanGrant;
 }
 
 export interface GateCapability {
@@ -51,7 +54,9 @@ export interface GateOutcome {
   reason: string;
   ruleId: string | null;
   approvalId: string | null;
-  via: "rule" | "mode" | "grant" | "approval";
+  via: "rule" | "mode" | "grant" | "approval" | "plan";
+  /** Set when the call went over a rule's budget. */
+  budget?: BudgetHit;
 }
 
 export interface Gate {
@@ -69,6 +74,9 @@ export interface GateDeps {
   grants: GrantStore;
   approvals: ApprovalService;
   clock: Clock;
+  /** Budget counters and shadow-hit records (trials.ts); without them budgets and shadows are inert. */
+  budgets?: BudgetStore;
+  shadows?: ShadowSink;
 }
 
 export function createGate(deps: GateDeps): Gate {
@@ -86,18 +94,25 @@ export function createGate(deps: GateDeps): Gate {
       args: snapshot.value as JsonObject,
       rules,
     };
-    let evaluation = evaluateGate({ ...base, hasSessionGrant: false });
+    let hasSessionGrant = false;
+    let evaluation = evaluateGate({ ...base, hasSessionGrant });
     if (evaluation.decision === "ask" && evaluation.sessionGrantable) {
-      const grant = await deps.grants.findActive(subject.session.id, capability.name, capability.versionHash);
-      if (grant) evaluation = evaluateGate({ ...base, hasSessionGrant: true });
+      hasSessionGrant = Boolean(
+        await deps.grants.findActive(subject.session.id, capability.name, capability.versionHash),
+      );
+      if (hasSessionGrant) evaluation = evaluateGate({ ...base, hasSessionGrant });
     }
+    const trial = await applyTrials(deps, subject, snapshot, { ...base, hasSessionGrant }, evaluation);
+    evaluation = trial.evaluation;
+    const budget = trial.budget ? { budget: trial.budget } : {};
     if (evaluation.decision !== "ask") {
       return {
         decision: evaluation.decision,
         reason: evaluation.reason,
         ruleId: evaluation.ruleId,
-        approvalId: null,
-        via: evaluation.via,
+        approvalId: trial.approvalId,
+        via: trial.approvalId ? "plan" : evaluation.via,
+        ...budget,
       };
     }
 
@@ -118,7 +133,7 @@ export function createGate(deps: GateDeps): Gate {
         subject.emit,
       ));
     await subject.onApprovalRequested?.(approval);
-    return settleApproval(subject, approval.id, snapshot, evaluation.ruleId);
+    return settleApproval(subject, approval.id, snapshot, evaluation.ruleId, budget);
   }
 
   /** Waits for the human (pausing the action's deadline), then consumes the answer once. */
@@ -127,6 +142,7 @@ export function createGate(deps: GateDeps): Gate {
     approvalId: string,
     snapshot: ArgsSnapshot,
     ruleId: string | null,
+    budget: { budget?: BudgetHit } = {},
   ): Promise<GateOutcome> {
     const resume = subject.pauseDeadline?.();
     let final: ApprovalRecord;
@@ -143,6 +159,7 @@ export function createGate(deps: GateDeps): Gate {
       ruleId,
       approvalId,
       via: "approval",
+      ...budget,
     });
     if (subject.signal.aborted) return outcome("deny", "the run ended while waiting for approval");
     if (final.status === "denied") return outcome("deny", "denied by the approver");

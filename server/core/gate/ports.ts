@@ -147,6 +147,8 @@ export interface DecisionRecord {
   ruleId: string | null;
   approvalId: string | null;
   argsHash: string;
+  /** Canonical JSON of the arguments; null when over 64 KiB or not snapshotted (what-if reads it). */
+  args?: string | null;
   /** Time to reach the decision, including an approval wait. */
   ms: number;
   at: number;

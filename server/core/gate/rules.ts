@@ -1,15 +1,46 @@
 /**
  * Policy rules: an effect, a glob on capability names, optional argument conditions, and an
- * optional version pin. Pure functions; the gate decides precedence (evaluate.ts).
+ * optional version pin. A rule may be log-only (`shadow`), carry a budget (it then decides only
+ * the calls over it), and carry example calls that must and must not match (checked on save).
+ * Pure functions; the gate decides precedence (evaluate.ts).
  */
 
 import { canonicalJson } from "../capabilities/snapshot";
 import type { JsonValue } from "../capabilities/types";
 import { AppError } from "../errors";
 
-import { CONDITION_OPS, type ConditionOp, RULE_EFFECTS, type RuleEffect } from "./terms";
+import {
+  BUDGET_PERIODS,
+  type BudgetPeriod,
+  CONDITION_OPS,
+  type ConditionOp,
+  RULE_EFFECTS,
+  type RuleEffect,
+} from "./terms";
 
-export { CONDITION_OPS, type ConditionOp, RULE_EFFECTS, type RuleEffect };
+export { BUDGET_PERIODS, type BudgetPeriod, CONDITION_OPS, type ConditionOp, RULE_EFFECTS, type RuleEffect };
+
+/**
+ * How often the calls a rule matches may run: per run, per session, or per key (the user when
+ * there is no key) per hour or day. A call over it gets the rule's effect (ask or deny).
+ */
+export interface RuleBudget {
+  limit: number;
+  per: BudgetPeriod;
+}
+
+/** An example call: the capability name and its arguments. */
+export interface RuleExampleCall {
+  capability: string;
+  args: JsonValue;
+}
+
+export interface RuleExamples {
+  /** Calls the rule must match. */
+  match: RuleExampleCall[];
+  /** Calls the rule must not match. */
+  noMatch: RuleExampleCall[];
+}
 
 export interface RuleCondition {
   /** Dot path into the arguments: `url`, `options.mode`, `items.0.name`. */
@@ -30,6 +61,11 @@ export interface PolicyRule {
   description?: string;
   /** How long an approval this (ask) rule requests may wait, in minutes (up to 7 days). */
   approvalTtlMinutes?: number | null;
+  /** Log-only: decides nothing; a call it would have decided differently is recorded as a shadow hit. */
+  shadow?: boolean;
+  /** Set: the rule decides only the calls over this budget (with its effect, ask or deny). */
+  budget?: RuleBudget | null;
+  examples?: RuleExamples | null;
 }
 
 const globCache = new Map<string, RegExp>();
@@ -87,6 +123,69 @@ export function validateRule(rule: PolicyRule): void {
         );
       }
     }
+  }
+  validateBudget(rule);
+  checkRuleExamples(rule);
+}
+
+const MAX_BUDGET = 1_000_000;
+
+function validateBudget(rule: PolicyRule): void {
+  const budget = rule.budget;
+  if (!budget) return;
+  if (!Number.isInteger(budget.limit) || budget.limit < 1 || budget.limit > MAX_BUDGET) {
+    throw new AppError("BAD_INPUT", `budget limit must be a whole number from 1 to ${MAX_BUDGET}`);
+  }
+  if (!BUDGET_PERIODS.includes(budget.per)) {
+    throw new AppError("BAD_INPUT", `budget period must be one of ${BUDGET_PERIODS.join(", ")}`);
+  }
+  if (rule.shadow) {
+    throw new AppError("BAD_INPUT", "a budget rule cannot be log-only: clear one of budget or log-only");
+  }
+  if (rule.effect === "allow") {
+    throw new AppError(
+      "BAD_INPUT",
+      "a budget rule says what happens over the budget: its effect must be ask or deny, not allow",
+    );
+  }
+}
+
+function exampleLabel(kind: "match" | "noMatch", index: number, call: RuleExampleCall): string {
+  const args = canonicalJson(call.args ?? {});
+  const shown = args.length > 120 ? `${args.slice(0, 117)}...` : args;
+  return `example ${kind === "match" ? "that must match" : "that must not match"} #${index + 1} (${call.capability} ${shown})`;
+}
+
+/**
+ * Runs the rule's example calls against it; throws AppError BAD_INPUT naming the first that fails.
+ * The version pin is not part of an example (examples name calls, not code versions).
+ */
+export function checkRuleExamples(rule: PolicyRule): void {
+  const examples = rule.examples;
+  if (!examples) return;
+  const unpinned = { ...rule, versionHash: null };
+  const cases: ["match" | "noMatch", RuleExampleCall[]][] = [
+    ["match", examples.match ?? []],
+    ["noMatch", examples.noMatch ?? []],
+  ];
+  for (const [kind, calls] of cases) {
+    calls.forEach((call, index) => {
+      if (!call || typeof call.capability !== "string" || !call.capability) {
+        throw new AppError("BAD_INPUT", `${kind} example #${index + 1} needs a capability name`);
+      }
+      const matched = ruleMatches(unpinned, {
+        capability: call.capability,
+        versionHash: "",
+        args: call.args ?? {},
+      });
+      if (matched !== (kind === "match")) {
+        throw new AppError(
+          "BAD_INPUT",
+          `${exampleLabel(kind, index, call)} ${matched ? "matches the rule" : "does not match the rule"}; fix the rule or the example`,
+          { details: { example: kind, index } },
+        );
+      }
+    });
   }
 }
 

@@ -11,6 +11,10 @@ export type RuleEffect = (typeof RULE_EFFECTS)[number];
 export const CONDITION_OPS = ["eq", "neq", "startsWith", "contains", "matches"] as const;
 export type ConditionOp = (typeof CONDITION_OPS)[number];
 
+/** What a rule's budget counts over: one run, one session, or a key (or user) per hour or day. */
+export const BUDGET_PERIODS = ["run", "session", "hour", "day"] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
 export type ModeCell = "allow" | "ask" | "blocked";
 
 export const MODE_TABLE: Readonly<Record<Mode, Readonly<Record<Category, ModeCell>>>> = {

@@ -83,8 +83,9 @@ export function guestError(
       const v = ctx.newString(value);
       ctx.setProp(error, key, v);
       v.dispose();
-    } else if (Array.isArray(value)) {
-      // Plain JSON data (e.g. bad_input's `fields`), parsed inside the guest: no host object crosses.
+    } else if (Array.isArray(value) || (value !== null && typeof value === "object")) {
+      // Plain JSON data (bad_input's `fields`, budget_exceeded's `budget`), parsed inside the
+      // guest: no host object crosses.
       const text = ctx.newString(JSON.stringify(value));
       const parsed = ctx.callFunction(helpers.parse, ctx.undefined, text);
       text.dispose();

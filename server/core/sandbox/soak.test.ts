@@ -22,8 +22,11 @@ const gc = runInNewContext("gc") as () => void;
 const WARMUP = 3_000;
 
 describe("memory stays flat", () => {
+  // A deny rule on the write: the read runs, the write is refused (plan mode would plan it).
+  const ports = createMemoryPorts({ keepEvents: false });
+  ports.rules.set([{ id: "no-write", effect: "deny", pattern: "canary.write", conditions: [] }]);
   const engine = createEngine({
-    ports: createMemoryPorts({ keepEvents: false }),
+    ports,
     instanceId: "soak",
     modules: [builtinModules(), () => [createCanaryModule()]],
     poolOptions: { workers: 1 },
@@ -33,7 +36,7 @@ describe("memory stays flat", () => {
   it(`over ${TOTAL} sequential actions`, { timeout: 240_000 }, async () => {
     // Plan mode: the read runs, the write is refused, so both the resolve and the reject paths of
     // a host call are exercised every time.
-    const session = sessionInMode("plan");
+    const session = sessionInMode("default");
     const code = `import { read, write } from "toolstore/canary";
 export default async (input) => {
   const items = Array.from({ length: 50 }, (_, i) => ({ i, s: "item " + i }));
@@ -51,7 +54,7 @@ export default async (input) => {
     const samples: string[] = [];
     for (let i = 0; i < TOTAL; i++) {
       const { envelope } = await engine.run({ session, code, input: i });
-      if (!envelope.ok || (envelope.result as { refused?: string }).refused !== "blocked_in_plan_mode") {
+      if (!envelope.ok || (envelope.result as { refused?: string }).refused !== "permission_denied") {
         throw new Error(`action ${i} failed: ${JSON.stringify(envelope)}`);
       }
       if (i === WARMUP) {

@@ -390,9 +390,9 @@ describe("toolstore/skills through the gate", () => {
     ).rejects.toMatchObject({ code: "GATE_BLOCKED_PLAN" });
     const { envelope } = await engine.run({
       session: plan,
-      code: 'import { run } from "toolstore/skills";\nexport default async function () { try { await run({ name: "report", path: "scripts/sum.js", input: { a: 1, b: 2 } }); } catch (e) { return e.error; } }',
+      code: 'import { run } from "toolstore/skills";\nexport default async function () { try { return await run({ name: "report", path: "scripts/sum.js", input: { a: 1, b: 2 } }); } catch (e) { return e.error; } }',
     });
-    expect(envelope.result).toBe("blocked_in_plan_mode");
+    expect(envelope.result).toMatchObject({ planned: true, capability: "skills.run" });
   });
 
   it("run executes a JavaScript script in the sandbox with its input", async () => {

@@ -6,6 +6,7 @@ import type { AssetStore, ModuleFactory, ToolsetCatalog } from "../ports";
 import type { CapabilityModule } from "../types";
 import { createAssetsModule } from "./assets";
 import { createHttpModule, type HttpModuleOptions } from "./http";
+import { createRunModule } from "./run";
 import { createStoreModule } from "./store";
 
 export interface BuiltinModulesOptions {
@@ -23,6 +24,7 @@ export function createBuiltinModules(options: BuiltinModulesOptions): Capability
       ...(options.maxImageBytes === undefined ? {} : { maxImageBytes: options.maxImageBytes }),
     }),
     createHttpModule(options.http),
+    createRunModule(),
   ];
 }
 
