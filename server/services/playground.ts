@@ -13,6 +13,7 @@ import type { Db } from "../db";
 import { latestEventSeq } from "../infra/events";
 import { processSingleton } from "../infra/process-singletons";
 import type { SessionUser } from "./auth";
+import { getConsoleClients } from "./console-clients";
 
 export const MAX_PLAYGROUND_CODE = 100_000;
 
@@ -26,6 +27,15 @@ export const playgroundRunSchema = z.object({
   code: z.string().trim().min(1, "write some code first").max(MAX_PLAYGROUND_CODE),
   mode: z.enum(MODES),
   title: z.string().trim().max(200).optional(),
+  /** The tab's client id (its `playground.client` stream): `toolstore/ui` calls go to it. */
+  clientId: z.string().min(8).max(100).optional(),
+});
+
+export const playgroundAnswerSchema = z.object({
+  clientId: z.string().min(8).max(100),
+  promptId: z.string().min(1).max(100),
+  answer: z.unknown().optional(),
+  decline: z.boolean().optional(),
 });
 
 export function playgroundSession(user: SessionUser, mode: Mode): Session {
@@ -118,6 +128,15 @@ export async function startPlaygroundRun(
       title: input.title || titleFromCode(input.code),
       session: playgroundSession(user, input.mode),
       signal: controller.signal,
+      ...(input.clientId
+        ? {
+            client: getConsoleClients().router(
+              input.clientId,
+              user.id,
+              `playground tab of ${user.username}`,
+            ),
+          }
+        : {}),
       onEvent: (event) => {
         if (event.type === "run.started" && !runId) {
           runId = event.runId;

@@ -9,7 +9,9 @@ import { useTRPC } from "@/app/_lib/trpc";
 import type { ObservationEnvelope } from "@/server/core/actions/envelope";
 import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { OutputPanes } from "../_run/output-panes";
-import { Timeline } from "../_run/timeline";
+import { Timeline, type TimelinePane } from "../_run/timeline";
+import { UiPane } from "../_run/ui-pane";
+import { useUiClient } from "../_run/use-ui-client";
 import type { CodeEditorHandle } from "./code-editor";
 import { EXAMPLES } from "./examples";
 import { ModuleList } from "./module-list";
@@ -42,8 +44,18 @@ export function Playground({
   const modules = useQuery(trpc.playground.modules.queryOptions(undefined, { staleTime: 30_000 }));
   const save = useMutation(trpc.playground.save.mutationOptions());
   const currentCode = useCallback(() => editor.current?.getValue() ?? code.current, []);
-  const action = usePlaygroundRun({ canRun, mode, code: currentCode });
+  const ui = useUiClient();
+  const action = usePlaygroundRun({
+    canRun,
+    mode,
+    code: currentCode,
+    clientId: ui.clientId,
+    onStart: ui.clear,
+  });
   const { run, running, phase, target, envelope } = action;
+  const panes: TimelinePane[] = ui.panes
+    .filter((p) => p.prompt.runId === target?.runId)
+    .map((p) => ({ key: p.prompt.id, capability: p.prompt.capability, node: <UiPane state={p} client={ui} /> }));
 
   // Ctrl/Cmd+Enter outside the editor too (the editor binds its own).
   useEffect(() => {
@@ -125,6 +137,7 @@ export function Playground({
           <div className="pane-body" aria-live="polite">
             <Timeline
               rows={action.rows}
+              panes={panes}
               canDecide={canRun}
               empty={<TimelineEmpty running={running} envelope={envelope} />}
             />

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createEngineRun, type EngineRun, type InvokeDeps } from "../capabilities/invoke";
-import type { JsonValue, Session } from "../capabilities/types";
+import type { ClientToolRouter, JsonValue, Session } from "../capabilities/types";
 import { AppError } from "../errors";
 import type { EngineEvent } from "../gate/ports";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
@@ -51,6 +51,8 @@ export interface RunActionInput {
   signal?: AbortSignal;
   /** JSON-RPC id of the MCP request, so a notifications/cancelled on any instance finds the run. */
   mcpRequestId?: string;
+  /** The surface's connected client (a playground tab, an MCP client) for `toolstore/ui`. */
+  client?: ClientToolRouter;
 }
 
 export interface ActionRunResult {
@@ -64,6 +66,8 @@ export interface DirectInvokeInput {
   args: unknown;
   onEvent?: (event: EngineEvent) => void;
   signal?: AbortSignal;
+  /** The console tab that makes the call, for `toolstore/ui`. */
+  client?: ClientToolRouter;
 }
 
 export interface ActionRunner {
@@ -208,6 +212,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
         await Promise.all([deps.runs.flush(), created]);
       },
       ...(input.onEvent ? { emit: input.onEvent } : {}),
+      ...(input.client ? { client: input.client } : {}),
     });
 
     let envelope: ObservationEnvelope;
@@ -253,6 +258,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       signal: input.signal ?? new AbortController().signal,
       sandboxed: false,
       ...(input.onEvent ? { emit: input.onEvent } : {}),
+      ...(input.client ? { client: input.client } : {}),
     });
   }
 

@@ -7,6 +7,7 @@ import type { CapabilityModule } from "../types";
 import { createAssetsModule } from "./assets";
 import { createHttpModule, type HttpModuleOptions } from "./http";
 import { createStoreModule } from "./store";
+import { createUiModule } from "./ui";
 
 export interface BuiltinModulesOptions {
   catalog: ToolsetCatalog;
@@ -23,6 +24,7 @@ export function createBuiltinModules(options: BuiltinModulesOptions): Capability
       ...(options.maxImageBytes === undefined ? {} : { maxImageBytes: options.maxImageBytes }),
     }),
     createHttpModule(options.http),
+    createUiModule(),
   ];
 }
 
