@@ -10,7 +10,7 @@ import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/int
 import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { RegisteredModule } from "../core/capabilities/registry";
-import type { Session } from "../core/capabilities/types";
+import type { ClientToolRouter, Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { SkillStore } from "../core/skills";
@@ -41,6 +41,8 @@ export interface McpBackend {
     /** JSON-RPC id of the tools/call, so a notifications/cancelled reaching any instance finds the run. */
     requestId?: string;
     signal: AbortSignal;
+    /** The MCP client as the run's toolstore/ui client (absent: a headless run, such as a task). */
+    client?: ClientToolRouter;
     onApprovalPending(info: PendingApprovalInfo): void;
     /** The run has its id (and a row): toolstore://runs/<id> answers from now on. */
     onRunStarted?(runId: string): void;
@@ -171,6 +173,7 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
     title,
     requestId,
     signal,
+    client,
     onApprovalPending,
     onApprovalSettled,
     onRunStarted,
@@ -182,6 +185,7 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
       ...(title ? { title } : {}),
       ...(requestId ? { mcpRequestId: requestId } : {}),
       signal,
+      ...(client ? { client } : {}),
       onEvent(event) {
         if (event.type === "run.started") {
           onRunStarted?.(event.runId);
