@@ -102,7 +102,7 @@ export default async () => ({ pick: await ask({ question: "Which city?", choices
   }, 30_000);
 
   it("[MCP]: ui.confirm over a client that declared elicitation: {}; an answer outside the choices is refused", async () => {
-    const client = await connect({ elicitation: {} }, async (params) => {
+    const client = await connect({ elicitation: {} }, async (params): Promise<ElicitResult> => {
       const schema = (params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema;
       if ("confirm" in schema.properties) return { action: "accept", content: { confirm: true } };
       return { action: "accept", content: { answer: "Paris" } };

@@ -24,6 +24,8 @@ import type {
   GrantStore,
   RuleSource,
 } from "../gate/ports";
+import { createLibraryTable, type LibraryTable } from "../libraries/library-table";
+import type { LibraryModule } from "../libraries/types";
 import type { SandboxLimits } from "../sandbox/limits";
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from "../sandbox/pool";
 import type { RunStore } from "./ports";
@@ -49,6 +51,8 @@ export interface EngineOptions {
    * catalog and asset store. Validated at construction: a bad one throws.
    */
   modules: ModuleFactory[];
+  /** Library modules (`toolstore/lib/<name>`): pure, run in the guest, no run context. */
+  libraries?: LibraryModule[];
   /** Modules whose set changes at run time (toolsets, MCP servers). Closed by close(). */
   sources?: ModuleSource[];
   /** Entries of `store.list`/`search`/`info` beside the registry's modules (skills). */
@@ -74,6 +78,8 @@ export interface EngineOptions {
 
 export interface Engine extends ActionRunner {
   registry: CapabilityRegistry;
+  /** The library modules, apart from the registry: they have no category and no gate. */
+  libraries: LibraryTable;
   gate: Gate;
   approvals: ApprovalService;
   pool: SandboxPool;
@@ -130,6 +136,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.approvalPollMs === undefined ? {} : { pollMs: options.approvalPollMs }),
   });
   const gate = createGate({ rules: ports.rules, grants: ports.grants, approvals, clock: ports.clock });
+  const libraries = createLibraryTable(options.libraries ?? []);
   const ownPool = options.pool === undefined;
   const pool = options.pool ?? createSandboxPool(options.poolOptions);
   const runner = createActionRunner({
@@ -140,6 +147,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock: ports.clock,
     pool,
     runs: ports.runs,
+    libraries,
     instanceId: options.instanceId,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.cancelPollMs === undefined ? {} : { cancelPollMs: options.cancelPollMs }),
@@ -147,6 +155,7 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     ...runner,
     registry,
+    libraries,
     gate,
     approvals,
     pool,

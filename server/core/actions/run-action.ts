@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { createEngineRun, type EngineRun, type InvokeDeps } from "../capabilities/invoke";
 import type { ClientToolRouter, JsonValue, Session } from "../capabilities/types";
 import { AppError } from "../errors";
+import type { LibraryTable } from "../libraries/library-table";
 import type { EngineEvent } from "../gate/ports";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool } from "../sandbox/pool";
@@ -30,6 +31,8 @@ export interface ActionRunnerDeps extends InvokeDeps {
   /** Defaults for actions (under the ceilings). */
   limits?: Partial<SandboxLimits>;
   maxCodeChars?: number;
+  /** Library modules beside the registry's capability modules. */
+  libraries?: LibraryTable;
   /**
    * How often, while runs are active here, the run store is asked whether someone (maybe on
    * another instance) requested a cancel. A push channel calls `checkCancels()` sooner.

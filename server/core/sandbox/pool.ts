@@ -63,6 +63,8 @@ export interface RunActionRequest {
   input?: unknown;
   /** Mounted modules: module name -> export names. Imports outside this map fail to load. */
   modules: Record<string, string[]>;
+  /** Imported library modules (`lib/<name>` -> source), loaded in the guest; they can import nothing. */
+  libraries?: Record<string, string>;
   limits?: Partial<SandboxLimits>;
   /** Called for every capability call the guest makes; `argsJson` is the guest's one snapshot. */
   onCall(name: string, argsJson: string, control: HostCallControl): Promise<HostCallReply>;
@@ -265,6 +267,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       const limits = resolveLimits(request.limits, baseLimits);
       const inputJson = request.input === undefined ? "null" : JSON.stringify(request.input);
       const job: Job = { kind: "action", code: request.code, limits, inputJson, modules: request.modules };
+      if (request.libraries) job.libraries = request.libraries;
       const { onCall, signal, onQueued } = request;
       return runs.submit(job, request.fairnessKey ?? "", { onCall, signal, onQueued });
     },

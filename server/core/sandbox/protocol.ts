@@ -34,6 +34,8 @@ export interface ActionJob extends JobBase {
   inputJson: string;
   /** Mounted modules: module name -> export names. Facades are generated from this. */
   modules: Record<string, string[]>;
+  /** Imported library modules: module key (`lib/yaml`) -> their self-contained ES module source. */
+  libraries?: Record<string, string>;
 }
 
 export interface BindingJob extends JobBase {
