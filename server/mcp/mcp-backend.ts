@@ -7,10 +7,11 @@
  */
 
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
-import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
+import { ACTION_CONTRACT, renderLibrarySignatures, renderModuleSignatures } from "../core/actions/contract";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { RegisteredModule } from "../core/capabilities/registry";
 import type { ClientToolRouter, Session } from "../core/capabilities/types";
+import type { LibraryModule } from "../core/libraries/types";
 import { AppError } from "../core/errors";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { SkillStore } from "../core/skills";
@@ -100,8 +101,16 @@ function mcpSession(identity: ApiKeyIdentity, mcpSessionId: string): Session {
   };
 }
 
-export function capabilitiesDocument(modules: RegisteredModule[]) {
+export function capabilitiesDocument(modules: RegisteredModule[], libraries: readonly LibraryModule[] = []) {
   return {
+    /** Pure functions run inside the action: no category, no gate, no approval. */
+    libraries: libraries.map((l) => ({
+      module: `toolstore/lib/${l.name}`,
+      kind: "library",
+      description: l.description,
+      builtOn: l.builtOn,
+      exports: l.exports.map((e) => ({ name: e.name, description: e.description, signature: e.signature })),
+    })),
     modules: modules.map((m) => ({
       module: `toolstore/${m.name}`,
       description: m.description,
@@ -134,9 +143,11 @@ function createCachedDescribe(engineOf: () => Promise<ServerEngine>): McpBackend
       const engine = await engineOf();
       const modules = await engine.registry.mountedModules(mcpSession(identity, ""));
       const signatures = renderModuleSignatures(modules);
+      const libraries = engine.libraries.list();
+      const libs = libraries.length ? `\n\nLibraries (every key):\n\n${renderLibrarySignatures(libraries)}` : "";
       return {
-        toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}`,
-        capabilities: capabilitiesDocument(modules),
+        toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}${libs}`,
+        capabilities: capabilitiesDocument(modules, libraries),
       };
     })();
     value.catch(() => described.delete(cacheKey));

@@ -156,4 +156,33 @@ export default async () => { await progress({ message: "halfway", fraction: 0.5 
     expect(messages).toContain("halfway (50%)");
     await client.close();
   }, 30_000);
+
+  it("[MCP]: toolstore://capabilities and the description list the libraries (no category) beside ui", async () => {
+    const client = await connect({});
+    const resource = await client.readResource({ uri: "toolstore://capabilities" });
+    const doc = JSON.parse(String((resource.contents[0] as { text: string }).text)) as {
+      modules: { module: string; exports: { name: string; category: string }[] }[];
+      libraries: { module: string; kind: string; exports: { name: string; category?: string }[] }[];
+    };
+    expect(doc.libraries.map((l) => l.module)).toEqual(["toolstore/lib/yaml", "toolstore/lib/csv", "toolstore/lib/dates"]);
+    expect(doc.libraries.flatMap((l) => l.exports).some((e) => "category" in e)).toBe(false);
+    const ui = doc.modules.find((m) => m.module === "toolstore/ui");
+    expect(ui?.exports.map((e) => [e.name, e.category])).toEqual([
+      ["show", "read"],
+      ["ask", "read"],
+      ["confirm", "read"],
+      ["progress", "read"],
+      ["renderers", "read"],
+    ]);
+    const { tools } = await client.listTools();
+    const description = tools.find((t) => t.name === "execute_code")?.description ?? "";
+    expect(description).toContain('"toolstore/lib/csv"');
+    expect(description).toContain("parse(text: string, options?: CsvParseOptions): CsvResult");
+    const envelope = await run(
+      client,
+      `import { parse } from "toolstore/lib/yaml"; export default async () => parse("a: [1, 2]");`,
+    );
+    expect(envelope).toMatchObject({ ok: true, result: { a: [1, 2] }, calls: [] });
+    await client.close();
+  }, 30_000);
 });

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import type { Engine } from "../core/actions/engine";
-import { renderModuleTypings } from "../core/actions/module-typings";
+import { renderLibraryTypings, renderModuleTypings } from "../core/actions/module-typings";
 import { MODES, type Mode, type Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
@@ -74,8 +74,15 @@ export async function savePlaygroundState(db: Db, userId: string, state: Playgro
 /** Module list and Monaco declarations for what a playground session may import. */
 export async function playgroundModules(engine: Engine, user: SessionUser) {
   const modules = await engine.registry.mountedModules(playgroundSession(user, "default"));
+  const libraries = engine.libraries.list();
   return {
-    typings: renderModuleTypings(modules),
+    typings: `${renderModuleTypings(modules)}\n${renderLibraryTypings(libraries)}`,
+    libraries: libraries.map((l) => ({
+      name: l.name,
+      description: l.description,
+      builtOn: l.builtOn,
+      exports: l.exports.map((e) => ({ name: e.name, description: e.description, signature: e.signature })),
+    })),
     modules: modules.map((m) => ({
       name: m.name,
       description: m.description,
