@@ -119,7 +119,7 @@ export function Playground({
               }}
             />
           </div>
-          <ModuleList modules={modules.data?.modules} error={modules.error} />
+          <ModuleList modules={modules.data?.modules} libraries={modules.data?.libraries} error={modules.error} />
         </section>
         <section className="pane" aria-labelledby="tl-h">
           <div className="pane-head">
@@ -128,6 +128,7 @@ export function Playground({
               phase={phase}
               startedAt={action.startedAt}
               waiting={waiting.map((w) => w.capability)}
+              asking={panes.length > 0 && ui.panes.some((p) => p.outcome === null && p.prompt.runId === target?.runId)}
               envelope={envelope}
             />
             <span className="spacer" />
@@ -257,11 +258,14 @@ function RunStatus({
   phase,
   startedAt,
   waiting,
+  asking,
   envelope,
 }: {
   phase: Phase;
   startedAt: number | null;
   waiting: string[];
+  /** A toolstore/ui question of this run waits for this tab's answer. */
+  asking: boolean;
   envelope: ObservationEnvelope | null;
 }) {
   const [now, setNow] = useState(() => Date.now());
@@ -274,7 +278,12 @@ function RunStatus({
   let text: React.ReactNode = null;
   if (live && startedAt) {
     const secs = ((now - startedAt) / 1000).toFixed(1);
-    text = waiting.length ? (
+    text = asking ? (
+      <span className="pill pill-wait">
+        <span className="pulse" aria-hidden />
+        waiting for your answer · {secs} s
+      </span>
+    ) : waiting.length ? (
       <span className="pill pill-wait">
         <span className="pulse" aria-hidden />
         waiting for approval: {waiting.join(", ")} · {secs} s
