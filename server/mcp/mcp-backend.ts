@@ -11,9 +11,9 @@ import { ACTION_CONTRACT, renderLibrarySignatures, renderModuleSignatures } from
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import type { RegisteredModule } from "../core/capabilities/registry";
 import type { ClientToolRouter, Session } from "../core/capabilities/types";
-import type { LibraryModule } from "../core/libraries/types";
 import { AppError } from "../core/errors";
 import type { ApprovalAnswer } from "../core/gate/approvals";
+import type { LibraryModule } from "../core/libraries/types";
 import type { SkillStore } from "../core/skills";
 import type { Db } from "../db";
 import type { ServerEngine } from "../engine";
@@ -144,7 +144,9 @@ function createCachedDescribe(engineOf: () => Promise<ServerEngine>): McpBackend
       const modules = await engine.registry.mountedModules(mcpSession(identity, ""));
       const signatures = renderModuleSignatures(modules);
       const libraries = engine.libraries.list();
-      const libs = libraries.length ? `\n\nLibraries (every key):\n\n${renderLibrarySignatures(libraries)}` : "";
+      const libs = libraries.length
+        ? `\n\nLibraries (every key):\n\n${renderLibrarySignatures(libraries)}`
+        : "";
       return {
         toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}${libs}`,
         capabilities: capabilitiesDocument(modules, libraries),

@@ -9,7 +9,11 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type ClientCapabilities, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type ClientCapabilities,
+  ElicitRequestSchema,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
@@ -27,7 +31,10 @@ let apiKey: string;
 
 type Envelope = { ok: boolean; result?: unknown; calls: { capability: string; category: string }[] };
 
-async function connect(capabilities: ClientCapabilities, answer?: (params: unknown) => Promise<ElicitResult>) {
+async function connect(
+  capabilities: ClientCapabilities,
+  answer?: (params: unknown) => Promise<ElicitResult>,
+) {
   const client = new Client({ name: "ui-probe", version: "2.0.0" }, { capabilities });
   if (answer) client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params));
   await client.connect(
@@ -56,7 +63,13 @@ beforeAll(async () => {
   engine = await startServerEngine({ db, ports: createPrismaPorts(db), actionTimeoutMs: 1_500 });
   const backend = createMcpBackend({ db, engine: async () => engine, publicUrl: "http://console.test" });
   server = await serveFetchHandler(
-    createMcpHttpHandler({ db, backend, consoleUrl: "http://console.test", allowedOrigins: [], rateLimitPerMinute: 1000 }),
+    createMcpHttpHandler({
+      db,
+      backend,
+      consoleUrl: "http://console.test",
+      allowedOrigins: [],
+      rateLimitPerMinute: 1000,
+    }),
   );
   apiKey = (await createApiKey(db, user.id, { name: "ui", mode: "default", modules: ["*"] })).key;
 }, 120_000);
@@ -84,7 +97,10 @@ export default async () => ({ pick: await ask({ question: "Which city?", choices
     );
     expect(envelope).toMatchObject({
       ok: true,
-      result: { pick: "Rome", who: [{ kind: "mcp", label: 'MCP client "ui-probe" 2.0.0', renders: ["ask", "confirm"] }] },
+      result: {
+        pick: "Rome",
+        who: [{ kind: "mcp", label: 'MCP client "ui-probe" 2.0.0', renders: ["ask", "confirm"] }],
+      },
     });
     expect(asked).toEqual([
       expect.objectContaining({
@@ -164,7 +180,11 @@ export default async () => { await progress({ message: "halfway", fraction: 0.5 
       modules: { module: string; exports: { name: string; category: string }[] }[];
       libraries: { module: string; kind: string; exports: { name: string; category?: string }[] }[];
     };
-    expect(doc.libraries.map((l) => l.module)).toEqual(["toolstore/lib/yaml", "toolstore/lib/csv", "toolstore/lib/dates"]);
+    expect(doc.libraries.map((l) => l.module)).toEqual([
+      "toolstore/lib/yaml",
+      "toolstore/lib/csv",
+      "toolstore/lib/dates",
+    ]);
     expect(doc.libraries.flatMap((l) => l.exports).some((e) => "category" in e)).toBe(false);
     const ui = doc.modules.find((m) => m.module === "toolstore/ui");
     expect(ui?.exports.map((e) => [e.name, e.category])).toEqual([

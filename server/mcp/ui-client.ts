@@ -28,10 +28,17 @@ const REQUEST_TIMEOUT = -32001;
 type Requested = { type: "object"; properties: Record<string, JsonSchema>; required?: string[] };
 
 /** The form the client shows for a question, and how its content becomes the answer. */
-function formOf(call: UiCall, args: JsonObject): { schema: Requested; pick: (c: JsonObject) => unknown } | null {
+function formOf(
+  call: UiCall,
+  args: JsonObject,
+): { schema: Requested; pick: (c: JsonObject) => unknown } | null {
   if (call === "confirm") {
     return {
-      schema: { type: "object", properties: { confirm: { type: "boolean", title: "Confirm" } }, required: ["confirm"] },
+      schema: {
+        type: "object",
+        properties: { confirm: { type: "boolean", title: "Confirm" } },
+        required: ["confirm"],
+      },
       pick: (c) => c.confirm === true,
     };
   }
@@ -55,7 +62,11 @@ function formOf(call: UiCall, args: JsonObject): { schema: Requested; pick: (c: 
     return { schema: { type: "object", properties, ...(required ? { required } : {}) }, pick: (c) => c };
   }
   return {
-    schema: { type: "object", properties: { answer: { type: "string", title: "Answer" } }, required: ["answer"] },
+    schema: {
+      type: "object",
+      properties: { answer: { type: "string", title: "Answer" } },
+      required: ["answer"],
+    },
     pick: (c) => c.answer,
   };
 }
@@ -106,7 +117,9 @@ export function createMcpUiClient(options: {
       const form = formOf(call, args);
       if (!form) {
         const reason = `${capability}: ${me.label} renders only flat forms (string, number, integer, boolean fields); ask for a flat object`;
-        throw new AppError("CLIENT_REQUIRED", reason, { details: { error: "client_required", capability, reason } });
+        throw new AppError("CLIENT_REQUIRED", reason, {
+          details: { error: "client_required", capability, reason },
+        });
       }
       const message = String(args.question ?? args.message);
       let result: { action: string; content?: Record<string, unknown> | undefined };
@@ -114,8 +127,12 @@ export function createMcpUiClient(options: {
         result = await elicit(message, form.schema, timeoutMs, signal);
       } catch (error) {
         if (signal.aborted) throw new AppError("CONFLICT", "the run has ended");
-        if ((error as { code?: unknown }).code === REQUEST_TIMEOUT) throw clientTimeout(capability, timeoutMs);
-        throw new AppError("INTERNAL", `${capability}: the MCP client failed to answer: ${(error as Error).message}`);
+        if ((error as { code?: unknown }).code === REQUEST_TIMEOUT)
+          throw clientTimeout(capability, timeoutMs);
+        throw new AppError(
+          "INTERNAL",
+          `${capability}: the MCP client failed to answer: ${(error as Error).message}`,
+        );
       }
       if (result.action === "decline" && call === "confirm") return false;
       if (result.action !== "accept") throw clientDeclined(capability, me.label);

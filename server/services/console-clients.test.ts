@@ -9,7 +9,12 @@ import { builtinModules } from "../core/capabilities/builtins";
 import { createSandboxPool, type SandboxPool } from "../core/sandbox/pool";
 import { testSession } from "../core/testing/fixtures";
 import { createMemoryPorts } from "../core/testing/memory-ports";
-import { type ClientStreamItem, type ConsoleClients, createConsoleClients, type UiPrompt } from "./console-clients";
+import {
+  type ClientStreamItem,
+  type ConsoleClients,
+  createConsoleClients,
+  type UiPrompt,
+} from "./console-clients";
 
 let pool: SandboxPool;
 beforeAll(async () => {
@@ -103,16 +108,29 @@ export default async () => {
     // Waiting longer than the whole deadline: a person deciding is not the action's time.
     await new Promise((r) => setTimeout(r, 1_300));
     expect(() =>
-      clients.answer({ clientId: "tab-two-456", userId: "user_alice", promptId: question.id, answer: "Rome" }),
+      clients.answer({
+        clientId: "tab-two-456",
+        userId: "user_alice",
+        promptId: question.id,
+        answer: "Rome",
+      }),
     ).toThrow(/not waiting for this tab/);
     expect(() =>
-      clients.answer({ clientId: "tab-one-123", userId: "user_alice", promptId: question.id, answer: "Paris" }),
+      clients.answer({
+        clientId: "tab-one-123",
+        userId: "user_alice",
+        promptId: question.id,
+        answer: "Paris",
+      }),
     ).toThrow(/must be one of \["Oslo","Rome"\]/);
     clients.answer({ clientId: "tab-one-123", userId: "user_alice", promptId: question.id, answer: "Rome" });
     const { envelope } = await running;
     expect(envelope).toMatchObject({
       ok: true,
-      result: { pick: "Rome", who: [{ id: "tab-one-123", kind: "console", renders: ["show", "ask", "confirm", "progress"] }] },
+      result: {
+        pick: "Rome",
+        who: [{ id: "tab-one-123", kind: "console", renders: ["show", "ask", "confirm", "progress"] }],
+      },
     });
     expect(envelope.calls.map((c) => c.capability)).toEqual(["ui.show", "ui.renderers", "ui.ask"]);
     expect(other.items).toEqual([]);
@@ -154,9 +172,19 @@ export default async () => {
     });
     const form = await tab.nextPrompt();
     expect(() =>
-      clients.answer({ clientId: "tab-schema-1", userId: "user_alice", promptId: form.id, answer: { days: 0 } }),
+      clients.answer({
+        clientId: "tab-schema-1",
+        userId: "user_alice",
+        promptId: form.id,
+        answer: { days: 0 },
+      }),
     ).toThrow(/does not match the schema/);
-    clients.answer({ clientId: "tab-schema-1", userId: "user_alice", promptId: form.id, answer: { days: 4 } });
+    clients.answer({
+      clientId: "tab-schema-1",
+      userId: "user_alice",
+      promptId: form.id,
+      answer: { days: 4 },
+    });
     const text = await tab.nextPrompt();
     clients.answer({ clientId: "tab-schema-1", userId: "user_alice", promptId: text.id, decline: true });
     const { envelope } = await running;

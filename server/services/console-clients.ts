@@ -86,7 +86,9 @@ export function createConsoleClients(now: () => number = Date.now): ConsoleClien
   }
 
   function ownerOf(clientId: string): string | undefined {
-    return connections.get(clientId)?.userId ?? [...pending.values()].find((p) => p.clientId === clientId)?.userId;
+    return (
+      connections.get(clientId)?.userId ?? [...pending.values()].find((p) => p.clientId === clientId)?.userId
+    );
   }
 
   async function* connect(clientId: string, userId: string, signal: AbortSignal) {

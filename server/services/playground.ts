@@ -137,11 +137,7 @@ export async function startPlaygroundRun(
       signal: controller.signal,
       ...(input.clientId
         ? {
-            client: getConsoleClients().router(
-              input.clientId,
-              user.id,
-              `playground tab of ${user.username}`,
-            ),
+            client: getConsoleClients().router(input.clientId, user.id, `playground tab of ${user.username}`),
           }
         : {}),
       onEvent: (event) => {

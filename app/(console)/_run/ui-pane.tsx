@@ -15,7 +15,9 @@ type Row = Record<string, unknown>;
 
 function ShowPane({ args }: { args: JsonObject }) {
   const table = Array.isArray(args.table) ? (args.table as Row[]) : null;
-  const keys = table ? [...new Set(table.slice(0, 50).flatMap((r) => Object.keys(r ?? {})))].slice(0, 12) : [];
+  const keys = table
+    ? [...new Set(table.slice(0, 50).flatMap((r) => Object.keys(r ?? {})))].slice(0, 12)
+    : [];
   const columns: Column<Row>[] = keys.map((k) => ({
     label: k,
     cell: (r) => {
@@ -40,14 +42,16 @@ function ShowPane({ args }: { args: JsonObject }) {
       {args.json !== undefined && <JsonView value={args.json} />}
       {image?.asset_id && (
         // biome-ignore lint/performance/noImgElement: bytes come from our own authenticated route
-        <img className="ui-image" src={`/api/assets/${image.asset_id}`} alt="An image the action showed" />
+        <img className="ui-image" src={`/api/assets/${image.asset_id}`} alt="Shown by the action" />
       )}
     </div>
   );
 }
 
 /** The flat fields of an object schema a form can render; null when it needs the JSON editor. */
-function formFields(schema: JsonSchema): [string, { type?: string; title?: string; enum?: unknown[] }][] | null {
+function formFields(
+  schema: JsonSchema,
+): [string, { type?: string; title?: string; enum?: unknown[] }][] | null {
   const props = schema.properties as Record<string, { type?: string; title?: string; enum?: unknown[] }>;
   if (!props || typeof props !== "object") return null;
   const entries = Object.entries(props);
@@ -113,6 +117,7 @@ function AskForm({ state, client }: { state: UiPaneState; client: UiClient }) {
     <form className="ui-form" onSubmit={submit}>
       {fields ? (
         fields.map(([name, p]) => (
+          // biome-ignore lint/a11y/noLabelWithoutControl: the label wraps its control, one of three chosen below
           <label key={name} className={p.type === "boolean" ? "ui-check" : "ui-field"}>
             <span>{p.title ?? name}</span>
             {p.type === "boolean" ? (
@@ -186,7 +191,11 @@ export function UiPane({ state, client }: { state: UiPaneState; client: UiClient
                 >
                   Decline
                 </button>
-                {client.answerError && <span className="ui-error" role="alert">{client.answerError.message}</span>}
+                {client.answerError && (
+                  <span className="ui-error" role="alert">
+                    {client.answerError.message}
+                  </span>
+                )}
               </div>
             </>
           ) : (

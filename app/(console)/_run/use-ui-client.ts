@@ -48,7 +48,11 @@ export function useUiClient() {
           setPanes((prev) =>
             prev.map((p) =>
               p.prompt.id === item.promptId
-                ? { ...p, outcome: item.outcome, ...(item.answer === undefined ? {} : { answer: item.answer }) }
+                ? {
+                    ...p,
+                    outcome: item.outcome,
+                    ...(item.answer === undefined ? {} : { answer: item.answer }),
+                  }
                 : p,
             ),
           );

@@ -28,9 +28,9 @@ export function LibrariesList() {
     <section className="card" aria-labelledby="libs-h" data-testid="libraries">
       <h2 id="libs-h">Libraries</h2>
       <p className="muted">
-        Pure functions an action imports as <code>toolstore/lib/&lt;name&gt;</code>. They run inside the action's
-        sandbox with no access to capabilities, secrets or the network, so they have no category, make no gate
-        decision and never ask for approval.
+        Pure functions an action imports as <code>toolstore/lib/&lt;name&gt;</code>. They run inside the
+        action's sandbox with no access to capabilities, secrets or the network, so they have no category,
+        make no gate decision and never ask for approval.
       </p>
       <ErrorNote error={libraries.error} />
       {libraries.data?.map((lib) => (

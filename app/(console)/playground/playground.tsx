@@ -55,7 +55,11 @@ export function Playground({
   const { run, running, phase, target, envelope } = action;
   const panes: TimelinePane[] = ui.panes
     .filter((p) => p.prompt.runId === target?.runId)
-    .map((p) => ({ key: p.prompt.id, capability: p.prompt.capability, node: <UiPane state={p} client={ui} /> }));
+    .map((p) => ({
+      key: p.prompt.id,
+      capability: p.prompt.capability,
+      node: <UiPane state={p} client={ui} />,
+    }));
 
   // Ctrl/Cmd+Enter outside the editor too (the editor binds its own).
   useEffect(() => {
@@ -119,7 +123,11 @@ export function Playground({
               }}
             />
           </div>
-          <ModuleList modules={modules.data?.modules} libraries={modules.data?.libraries} error={modules.error} />
+          <ModuleList
+            modules={modules.data?.modules}
+            libraries={modules.data?.libraries}
+            error={modules.error}
+          />
         </section>
         <section className="pane" aria-labelledby="tl-h">
           <div className="pane-head">
@@ -128,7 +136,10 @@ export function Playground({
               phase={phase}
               startedAt={action.startedAt}
               waiting={waiting.map((w) => w.capability)}
-              asking={panes.length > 0 && ui.panes.some((p) => p.outcome === null && p.prompt.runId === target?.runId)}
+              asking={
+                panes.length > 0 &&
+                ui.panes.some((p) => p.outcome === null && p.prompt.runId === target?.runId)
+              }
               envelope={envelope}
             />
             <span className="spacer" />

@@ -35,11 +35,7 @@ export const playgroundRouter = router({
   client: viewerProcedure
     .input(z.object({ clientId: z.string().min(8).max(100) }))
     .subscription(async function* ({ ctx, input, signal }) {
-      yield* getConsoleClients().connect(
-        input.clientId,
-        ctx.user.id,
-        signal ?? new AbortController().signal,
-      );
+      yield* getConsoleClients().connect(input.clientId, ctx.user.id, signal ?? new AbortController().signal);
     }),
 
   /** The person's answer to a question of this tab (or `decline: true`). */

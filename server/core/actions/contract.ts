@@ -47,7 +47,11 @@ export function renderModuleSignatures(modules: readonly TypingsModule[]): strin
 
 /** The library modules for the execute_code description: plain functions, no category, no gate. */
 export function renderLibrarySignatures(
-  libraries: readonly { name: string; description: string; exports: readonly { signature: string; description: string }[] }[],
+  libraries: readonly {
+    name: string;
+    description: string;
+    exports: readonly { signature: string; description: string }[];
+  }[],
 ): string {
   return libraries
     .map((lib) => {

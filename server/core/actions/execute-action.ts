@@ -6,9 +6,9 @@
 import { type EngineRun, toGuestError } from "../capabilities/invoke";
 import type { CapabilityRegistry } from "../capabilities/registry";
 import type { JsonValue, Session } from "../capabilities/types";
+import type { Clock } from "../gate/ports";
 import type { LibraryTable } from "../libraries/library-table";
 import { splitImports, withLibraries } from "../libraries/mount";
-import type { Clock } from "../gate/ports";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool, SandboxRunResult } from "../sandbox/pool";
 import { buildEnvelope, type EnvelopeError, type ObservationEnvelope } from "./envelope";

@@ -71,7 +71,12 @@ export interface TypingsLibrary {
 export function renderLibraryTypings(libraries: readonly TypingsLibrary[]): string {
   const out: string[] = [];
   for (const lib of libraries) {
-    out.push(docBlock([lib.description, "", `Library (${lib.builtOn}): runs inside the action; no gate, no approval.`], ""));
+    out.push(
+      docBlock(
+        [lib.description, "", `Library (${lib.builtOn}): runs inside the action; no gate, no approval.`],
+        "",
+      ),
+    );
     out.push(`declare module "toolstore/lib/${lib.name}" {`);
     if (lib.declarations) for (const line of lib.declarations.split("\n")) out.push(`  ${line}`);
     for (const e of lib.exports) {

@@ -92,9 +92,9 @@ export default async () => { let n = 1; for (let i = 0; i < 10; i++) n = double(
     expect(ports.decisions.all).toEqual([]);
     expect(ports.events.all.map((e) => e.type)).toEqual(["run.started", "run.finished"]);
     expect(invoked).toEqual([]);
-    await expect(engine.invoke({ session: testSession(), name: "lib/canary.double", args: {} })).rejects.toMatchObject(
-      { code: "CAPABILITY_UNKNOWN" },
-    );
+    await expect(
+      engine.invoke({ session: testSession(), name: "lib/canary.double", args: {} }),
+    ).rejects.toMatchObject({ code: "CAPABILITY_UNKNOWN" });
   });
 
   it("a capability handed to a library still goes through the gate, and only once per call", async () => {

@@ -26,11 +26,14 @@ export function validateLibrary(library: LibraryModule): void {
   }
   const seen = new Set<string>();
   for (const e of library.exports) {
-    if (!EXPORT.test(e.name)) throw new AppError("BAD_INPUT", `library export "${library.name}.${e.name}" is not an identifier`);
-    if (seen.has(e.name)) throw new AppError("BAD_INPUT", `library export "${library.name}.${e.name}" is listed twice`);
+    if (!EXPORT.test(e.name))
+      throw new AppError("BAD_INPUT", `library export "${library.name}.${e.name}" is not an identifier`);
+    if (seen.has(e.name))
+      throw new AppError("BAD_INPUT", `library export "${library.name}.${e.name}" is listed twice`);
     seen.add(e.name);
   }
-  if (typeof library.source !== "function") throw new AppError("BAD_INPUT", `library "${library.name}" has no source`);
+  if (typeof library.source !== "function")
+    throw new AppError("BAD_INPUT", `library "${library.name}" has no source`);
 }
 
 export function createLibraryTable(libraries: readonly LibraryModule[]): LibraryTable {

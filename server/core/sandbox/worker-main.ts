@@ -939,7 +939,9 @@ function installModules(r: Running, rt: QuickJSRuntime): void {
     (base, requested) => {
       const allowed =
         (base === MODULE_NAMES.driver && (requested === MODULE_NAMES.bridge || requested === entry)) ||
-        (base.startsWith("toolstore/") && !base.startsWith("toolstore/lib/") && requested === MODULE_NAMES.bridge) ||
+        (base.startsWith("toolstore/") &&
+          !base.startsWith("toolstore/lib/") &&
+          requested === MODULE_NAMES.bridge) ||
         (base === MODULE_NAMES.action && requested.startsWith("toolstore/"));
       if (allowed) return requested;
       // A static import's normalizer error reaches the guest without its text; the loader's does.

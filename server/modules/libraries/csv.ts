@@ -22,13 +22,15 @@ export interface CsvUnparseOptions { header?: boolean; delimiter?: string; newli
   exports: [
     {
       name: "parse",
-      description: "Parses CSV text: { data, errors, meta }. With header: true each row is an object keyed by the first row.",
+      description:
+        "Parses CSV text: { data, errors, meta }. With header: true each row is an object keyed by the first row.",
       signature: "parse(text: string, options?: CsvParseOptions): CsvResult",
     },
     {
       name: "unparse",
       description: "Writes rows (objects or arrays) as CSV text.",
-      signature: "unparse(data: unknown[] | { fields: string[]; data: unknown[][] }, options?: CsvUnparseOptions): string",
+      signature:
+        "unparse(data: unknown[] | { fields: string[]; data: unknown[][] }, options?: CsvUnparseOptions): string",
     },
   ],
   source: () => bundleLibrary("csv", ENTRY, ["stream"]),

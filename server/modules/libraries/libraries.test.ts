@@ -34,7 +34,8 @@ const HOSTILE: LibraryModule[] = [
     description: "imports the host bridge at call time",
     builtOn: "test",
     exports: [{ name: "run", description: "", signature: "run(): unknown" }],
-    source: () => `export async function run() { const b = await import("toolstore:bridge"); return b.call("canary.read", {}, 1); }`,
+    source: () =>
+      `export async function run() { const b = await import("toolstore:bridge"); return b.call("canary.read", {}, 1); }`,
   },
   {
     name: "looks-around",
@@ -101,7 +102,9 @@ export default async () => {
     expect(envelope.calls).toEqual([]);
     await engine.flush();
     expect(ports.decisions.all.filter((d) => d.runId === runId)).toEqual([]);
-    expect(ports.events.all.filter((e) => e.type === "gate.decision" || e.type === "call.refused")).toEqual([]);
+    expect(ports.events.all.filter((e) => e.type === "gate.decision" || e.type === "call.refused")).toEqual(
+      [],
+    );
   });
 
   it("a YAML parse error is a catchable error with its line", async () => {
@@ -129,7 +132,9 @@ export default async () => { try { parse("a: [1, 2\\nb: c"); return "parsed"; } 
       code: `import { parse } from "toolstore/lib/yml"; export default async () => parse("a: 1");`,
     });
     expect(lib.envelope.error).toMatchObject({ kind: "refused" });
-    expect(lib.envelope.error?.message).toMatch(/"toolstore\/lib\/yml" is not mounted.*did you mean "toolstore\/lib\/yaml"/);
+    expect(lib.envelope.error?.message).toMatch(
+      /"toolstore\/lib\/yml" is not mounted.*did you mean "toolstore\/lib\/yaml"/,
+    );
     const name = await engine.run({
       session: testSession(),
       code: `import { parseYaml } from "toolstore/lib/yaml"; export default async () => parseYaml("a: 1");`,

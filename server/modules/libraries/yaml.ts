@@ -19,7 +19,8 @@ export const yamlLibrary: LibraryModule = {
   exports: [
     {
       name: "parse",
-      description: "Parses one YAML document into plain values. Throws a YAMLParseError (with line and column) on bad input.",
+      description:
+        "Parses one YAML document into plain values. Throws a YAMLParseError (with line and column) on bad input.",
       signature: "parse(text: string, options?: YamlOptions): any",
     },
     {
