@@ -16,6 +16,7 @@ export const SHIPPED_MODULE_NAMES = [
   "store",
   "assets",
   "http",
+  "ui",
   "calculator",
   "chart",
   "lisp",
