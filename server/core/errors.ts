@@ -28,6 +28,12 @@ export const ERROR_CODES = {
   SKILL_INVALID: "SKILL_INVALID",
   /** A per-run or per-key limit was exceeded (call budget, rate limit, size). */
   LIMIT_EXCEEDED: "LIMIT_EXCEEDED",
+  /** A `toolstore/ui` call has no connected client, or none that renders that call (a headless run). */
+  CLIENT_REQUIRED: "CLIENT_REQUIRED",
+  /** Nobody answered a `toolstore/ui` question before its timeout. */
+  CLIENT_TIMEOUT: "CLIENT_TIMEOUT",
+  /** The person at the client declined to answer a `toolstore/ui` question. */
+  CLIENT_DECLINED: "CLIENT_DECLINED",
   /** Configuration is unusable (bad DATABASE_URL, port in use, missing binary). */
   CONFIG_INVALID: "CONFIG_INVALID",
   /** A bug or an unexpected failure of a dependency. */

@@ -16,6 +16,7 @@ import { createEngine, type Engine } from "../core/actions/engine";
 import { builtinModules } from "../core/capabilities/builtins";
 import type { CatalogSource, ModuleFactory, ModuleSource } from "../core/capabilities/ports";
 import type { Session } from "../core/capabilities/types";
+import type { LibraryModule } from "../core/libraries/types";
 import type { PythonRuntime } from "../core/python/runtime";
 import { createPythonRuntime } from "../core/python/runtime";
 import type { BindingRuntimes } from "../core/sandbox/binding-runtime";
@@ -109,6 +110,7 @@ interface BuiltSources {
   modules: ModuleFactory[];
   moduleSources: ModuleSource[];
   catalogSources: CatalogSource[];
+  libraries: LibraryModule[];
   /** Kinds of the plug-ins with module sources: they write their own Capability rows. */
   ownRows: ReadonlySet<string>;
   close(): Promise<void>;
@@ -122,6 +124,7 @@ function buildSources(context: SourceContext): BuiltSources {
     modules: parts.flatMap((p) => p.modules ?? []),
     moduleSources: parts.flatMap((p) => p.moduleSources ?? []),
     catalogSources: parts.flatMap((p) => p.catalogSources ?? []),
+    libraries: parts.flatMap((p) => p.libraries ?? []),
     ownRows: new Set(SOURCE_PLUGINS.filter((_, i) => parts[i]?.moduleSources?.length).map((p) => p.kind)),
     async close() {
       await Promise.allSettled(parts.map((p) => p.close?.()));
@@ -175,6 +178,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ],
     sources: [...sources.moduleSources, ...(options.extraSources ?? [])],
     catalogSources: sources.catalogSources,
+    libraries: sources.libraries,
     categories: createCapabilityCategoryLookup(db),
     ...(options.actionTimeoutMs ? { limits: { deadlineMs: options.actionTimeoutMs } } : {}),
     ...(options.approvalTtlMs ? { approvalTtlMs: options.approvalTtlMs } : {}),

@@ -11,6 +11,7 @@ import { createApprovalPrompts } from "./approval-prompts";
 import type { ExecuteArgs, ExecuteExtra } from "./execute-tool";
 import type { McpBackend, PendingApprovalInfo } from "./mcp-backend";
 import { createProgressReporter } from "./progress";
+import { createMcpUiClient } from "./ui-client";
 
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -41,6 +42,8 @@ export function createExecuteDirect(options: {
         sessionId,
         requestId: String(extra.requestId),
         signal: extra.signal,
+        // The request stays open for the run, so its client can answer toolstore/ui calls.
+        client: createMcpUiClient({ server, extra, progress, sessionId }),
         onRunStarted(id) {
           runId = id;
           progress.notify(`Run ${id} started; its state: ${RUN_RESOURCE_PREFIX}${id}`);

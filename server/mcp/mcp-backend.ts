@@ -7,14 +7,15 @@
  */
 
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
-import { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
+import { ACTION_CONTRACT, renderLibrarySignatures, renderModuleSignatures } from "../core/actions/contract";
 import type { ObservationEnvelope } from "../core/actions/envelope";
 import { planEnvelope } from "../core/actions/plan-run";
 import type { RegisteredModule } from "../core/capabilities/registry";
-import type { Session } from "../core/capabilities/types";
+import type { ClientToolRouter, Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { ApprovalAnswer } from "../core/gate/approvals";
 import type { EngineEvent } from "../core/gate/ports";
+import type { LibraryModule } from "../core/libraries/types";
 import type { SkillStore } from "../core/skills";
 import type { Db } from "../db";
 import type { ServerEngine } from "../engine";
@@ -45,6 +46,8 @@ export interface McpBackend {
     /** JSON-RPC id of the tools/call, so a notifications/cancelled reaching any instance finds the run. */
     requestId?: string;
     signal: AbortSignal;
+    /** The MCP client as the run's toolstore/ui client (absent: a headless run, such as a task). */
+    client?: ClientToolRouter;
     onApprovalPending(info: PendingApprovalInfo): void;
     /** The run has its id (and a row): toolstore://runs/<id> answers from now on. */
     onRunStarted?(runId: string): void;
@@ -104,8 +107,16 @@ function mcpSession(identity: ApiKeyIdentity, mcpSessionId: string): Session {
   };
 }
 
-export function capabilitiesDocument(modules: RegisteredModule[]) {
+export function capabilitiesDocument(modules: RegisteredModule[], libraries: readonly LibraryModule[] = []) {
   return {
+    /** Pure functions run inside the action: no category, no gate, no approval. */
+    libraries: libraries.map((l) => ({
+      module: `toolstore/lib/${l.name}`,
+      kind: "library",
+      description: l.description,
+      builtOn: l.builtOn,
+      exports: l.exports.map((e) => ({ name: e.name, description: e.description, signature: e.signature })),
+    })),
     modules: modules.map((m) => ({
       module: `toolstore/${m.name}`,
       description: m.description,
@@ -138,9 +149,13 @@ function createCachedDescribe(engineOf: () => Promise<ServerEngine>): McpBackend
       const engine = await engineOf();
       const modules = await engine.registry.mountedModules(mcpSession(identity, ""));
       const signatures = renderModuleSignatures(modules);
+      const libraries = engine.libraries.list();
+      const libs = libraries.length
+        ? `\n\nLibraries (every key):\n\n${renderLibrarySignatures(libraries)}`
+        : "";
       return {
-        toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}`,
-        capabilities: capabilitiesDocument(modules),
+        toolDescription: `${ACTION_CONTRACT}\n\nModules mounted for this key (mode: ${identity.mode}):\n\n${signatures || "(none)"}${libs}`,
+        capabilities: capabilitiesDocument(modules, libraries),
       };
     })();
     value.catch(() => described.delete(cacheKey));
@@ -178,6 +193,7 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
     plan,
     requestId,
     signal,
+    client,
     onApprovalPending,
     onApprovalSettled,
     onRunStarted,
@@ -189,6 +205,7 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
       ...(title ? { title } : {}),
       ...(requestId ? { mcpRequestId: requestId } : {}),
       signal,
+      ...(client ? { client } : {}),
       onEvent(event: EngineEvent) {
         if (event.type === "run.started") {
           onRunStarted?.(event.runId);

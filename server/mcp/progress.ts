@@ -5,7 +5,9 @@
  */
 import type { ExecuteExtra } from "./execute-tool";
 
-interface ProgressReporter {
+export interface ProgressReporter {
+  /** Whether the client asked for progress (sent a progress token). */
+  readonly enabled: boolean;
   notify(message: string): void;
 }
 
@@ -15,6 +17,7 @@ export function createProgressReporter(
   const progressToken = extra._meta?.progressToken;
   let progress = 0;
   return {
+    enabled: progressToken !== undefined,
     notify(message) {
       if (progressToken === undefined) return;
       progress += 1;

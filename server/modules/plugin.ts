@@ -6,6 +6,7 @@
  */
 import type { AssetStore, CatalogSource, ModuleFactory, ModuleSource } from "../core/capabilities/ports";
 import type { Category, Session } from "../core/capabilities/types";
+import type { LibraryModule } from "../core/libraries/types";
 import type { PythonRuntime } from "../core/python/runtime";
 import type { BindingRuntimes } from "../core/sandbox/binding-runtime";
 import type { SandboxPool } from "../core/sandbox/pool";
@@ -31,6 +32,8 @@ export interface SourceParts {
   moduleSources?: ModuleSource[];
   /** Fixed modules, built once with the engine's catalog and asset store. */
   modules?: ModuleFactory[];
+  /** Library modules (`toolstore/lib/<name>`): pure, no run, no gate. */
+  libraries?: LibraryModule[];
   /** Entries of `store.list` / `search` / `info` that are not modules. */
   catalogSources?: CatalogSource[];
   /** Release processes and connections when the engine closes. */

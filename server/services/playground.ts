@@ -6,13 +6,14 @@
 
 import { z } from "zod";
 import type { Engine } from "../core/actions/engine";
-import { renderModuleTypings } from "../core/actions/module-typings";
+import { renderLibraryTypings, renderModuleTypings } from "../core/actions/module-typings";
 import { MODES, type Mode, type Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import { latestEventSeq } from "../infra/events";
 import { processSingleton } from "../infra/process-singletons";
 import type { SessionUser } from "./auth";
+import { getConsoleClients } from "./console-clients";
 
 export const MAX_PLAYGROUND_CODE = 100_000;
 
@@ -26,6 +27,15 @@ export const playgroundRunSchema = z.object({
   code: z.string().trim().min(1, "write some code first").max(MAX_PLAYGROUND_CODE),
   mode: z.enum(MODES),
   title: z.string().trim().max(200).optional(),
+  /** The tab's client id (its `playground.client` stream): `toolstore/ui` calls go to it. */
+  clientId: z.string().min(8).max(100).optional(),
+});
+
+export const playgroundAnswerSchema = z.object({
+  clientId: z.string().min(8).max(100),
+  promptId: z.string().min(1).max(100),
+  answer: z.unknown().optional(),
+  decline: z.boolean().optional(),
 });
 
 export const playgroundPlanSchema = z.object({
@@ -71,8 +81,15 @@ export async function savePlaygroundState(db: Db, userId: string, state: Playgro
 /** Module list and Monaco declarations for what a playground session may import. */
 export async function playgroundModules(engine: Engine, user: SessionUser) {
   const modules = await engine.registry.mountedModules(playgroundSession(user, "default"));
+  const libraries = engine.libraries.list();
   return {
-    typings: renderModuleTypings(modules),
+    typings: `${renderModuleTypings(modules)}\n${renderLibraryTypings(libraries)}`,
+    libraries: libraries.map((l) => ({
+      name: l.name,
+      description: l.description,
+      builtOn: l.builtOn,
+      exports: l.exports.map((e) => ({ name: e.name, description: e.description, signature: e.signature })),
+    })),
     modules: modules.map((m) => ({
       name: m.name,
       description: m.description,
@@ -125,6 +142,11 @@ export async function startPlaygroundRun(
       title: input.title || titleFromCode(input.code),
       session: playgroundSession(user, input.mode),
       signal: controller.signal,
+      ...(input.clientId
+        ? {
+            client: getConsoleClients().router(input.clientId, user.id, `playground tab of ${user.username}`),
+          }
+        : {}),
       onEvent: (event) => {
         if (event.type === "run.started" && !runId) {
           runId = event.runId;

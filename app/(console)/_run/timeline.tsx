@@ -30,18 +30,49 @@ function approvalText(row: TimelineRow): string | null {
 const clock = (at: number) =>
   new Date(at).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
+/** Something a client renders under a call of `capability` (a toolstore/ui pane), in call order. */
+export interface TimelinePane {
+  key: string;
+  capability: string;
+  node: React.ReactNode;
+}
+
+/**
+ * Pairs the k-th pane of a capability with the k-th row of that capability; a pane whose row has
+ * not arrived yet (rows come through the event outbox, panes straight from the client stream)
+ * stays unpaired and is shown on its own at the end.
+ */
+function pairPanes(rows: TimelineRow[], panes: TimelinePane[]) {
+  const byRow = new Map<string, TimelinePane>();
+  const loose: TimelinePane[] = [];
+  const used = new Set<string>();
+  for (const pane of panes) {
+    const host = rows.find(
+      (r) => r.capability === pane.capability && r.state === "allow" && !used.has(r.key),
+    );
+    if (host) {
+      used.add(host.key);
+      byRow.set(host.key, pane);
+    } else loose.push(pane);
+  }
+  return { byRow, loose };
+}
+
 /** Each capability call with its gate decision; a waiting call can be answered inline. */
 export function Timeline({
   rows,
   canDecide,
   empty,
+  panes = [],
 }: {
   rows: TimelineRow[];
   canDecide: boolean;
   empty: React.ReactNode;
+  panes?: TimelinePane[];
 }) {
   const decide = useDecide();
-  if (rows.length === 0) return <div className="empty">{empty}</div>;
+  if (rows.length === 0 && panes.length === 0) return <div className="empty">{empty}</div>;
+  const { byRow, loose } = pairPanes(rows, panes);
   return (
     <ol className="timeline" aria-label="Gate decisions" data-testid="timeline">
       {rows.map((row) => {
@@ -76,9 +107,18 @@ export function Timeline({
                 </div>
               </div>
             )}
+            {byRow.get(row.key)?.node}
           </li>
         );
       })}
+      {loose.map((pane) => (
+        <li key={pane.key} className="tl-row tl-allow" data-capability={pane.capability}>
+          <div className="tl-head">
+            <code className="tl-cap">{pane.capability}</code>
+          </div>
+          {pane.node}
+        </li>
+      ))}
     </ol>
   );
 }

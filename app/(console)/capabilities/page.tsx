@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { requireUser } from "../../_lib/session";
 import { CapabilitiesAdmin } from "./capabilities-admin";
+import { LibrariesList } from "./libraries-list";
 import { ReviewQueue } from "./review-queue";
 import "../../_styles/admin-pages.css";
 
@@ -22,6 +23,7 @@ export default async function CapabilitiesPage() {
       </div>
       <ReviewQueue canEdit={user.role === "admin"} />
       <CapabilitiesAdmin canEdit={user.role === "admin"} />
+      <LibrariesList />
     </>
   );
 }

@@ -140,6 +140,41 @@ export default async function () {
 }
 `,
   },
+  {
+    id: "ask",
+    title: "Ask the person here (toolstore/ui)",
+    modules: ["ui"],
+    code: `// Ask, then show
+// Questions and panes appear in this timeline; only this tab can answer them.
+import { ask, show, progress } from "toolstore/ui";
+import { parse } from "toolstore/lib/csv";
+
+export default async function () {
+  const { data } = parse("city,temp\\nOslo,3\\nRome,18\\nLima,22", { header: true, dynamicTyping: true });
+  await show({ title: "Cities", table: data });
+  const city = await ask({ question: "Which city should the report be about?", choices: data.map((r) => r.city) });
+  await progress({ message: \`Writing the report on \${city}\`, fraction: 0.5 });
+  return { city, temp: data.find((r) => r.city === city).temp };
+}
+`,
+  },
+  {
+    id: "libraries",
+    title: "YAML, CSV and dates (libraries, no gate)",
+    modules: [],
+    code: `// Libraries
+// toolstore/lib/* run inside the action: no gate decision, nothing in the timeline.
+import { parse as yaml } from "toolstore/lib/yaml";
+import { unparse } from "toolstore/lib/csv";
+import { addDays, format, parseISO } from "toolstore/lib/dates";
+
+export default async function () {
+  const plan = yaml("start: 2026-03-01\\nsteps: [draft, review, ship]");
+  const rows = plan.steps.map((step, i) => ({ step, due: format(addDays(parseISO(plan.start), i * 7), "EEE d MMM") }));
+  return unparse(rows);
+}
+`,
+  },
 ];
 
 export const DEFAULT_CODE = (EXAMPLES[0] as Example).code;

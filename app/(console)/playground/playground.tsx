@@ -9,7 +9,9 @@ import { useTRPC } from "@/app/_lib/trpc";
 import type { ObservationEnvelope } from "@/server/core/actions/envelope";
 import { MODES, type Mode } from "@/server/core/capabilities/types";
 import { OutputPanes } from "../_run/output-panes";
-import { Timeline } from "../_run/timeline";
+import { Timeline, type TimelinePane } from "../_run/timeline";
+import { UiPane } from "../_run/ui-pane";
+import { useUiClient } from "../_run/use-ui-client";
 import type { CodeEditorHandle } from "./code-editor";
 import { EXAMPLES } from "./examples";
 import { ModuleList } from "./module-list";
@@ -42,8 +44,22 @@ export function Playground({
   const modules = useQuery(trpc.playground.modules.queryOptions(undefined, { staleTime: 30_000 }));
   const save = useMutation(trpc.playground.save.mutationOptions());
   const currentCode = useCallback(() => editor.current?.getValue() ?? code.current, []);
-  const action = usePlaygroundRun({ canRun, mode, code: currentCode });
+  const ui = useUiClient();
+  const action = usePlaygroundRun({
+    canRun,
+    mode,
+    code: currentCode,
+    clientId: ui.clientId,
+    onStart: ui.clear,
+  });
   const { run, running, phase, target, envelope } = action;
+  const panes: TimelinePane[] = ui.panes
+    .filter((p) => p.prompt.runId === target?.runId)
+    .map((p) => ({
+      key: p.prompt.id,
+      capability: p.prompt.capability,
+      node: <UiPane state={p} client={ui} />,
+    }));
 
   // Ctrl/Cmd+Enter outside the editor too (the editor binds its own).
   useEffect(() => {
@@ -107,7 +123,11 @@ export function Playground({
               }}
             />
           </div>
-          <ModuleList modules={modules.data?.modules} error={modules.error} />
+          <ModuleList
+            modules={modules.data?.modules}
+            libraries={modules.data?.libraries}
+            error={modules.error}
+          />
         </section>
         <section className="pane" aria-labelledby="tl-h">
           <div className="pane-head">
@@ -116,6 +136,10 @@ export function Playground({
               phase={phase}
               startedAt={action.startedAt}
               waiting={waiting.map((w) => w.capability)}
+              asking={
+                panes.length > 0 &&
+                ui.panes.some((p) => p.outcome === null && p.prompt.runId === target?.runId)
+              }
               envelope={envelope}
             />
             <span className="spacer" />
@@ -125,6 +149,7 @@ export function Playground({
           <div className="pane-body" aria-live="polite">
             <Timeline
               rows={action.rows}
+              panes={panes}
               canDecide={canRun}
               empty={<TimelineEmpty running={running} envelope={envelope} />}
             />
@@ -244,11 +269,14 @@ function RunStatus({
   phase,
   startedAt,
   waiting,
+  asking,
   envelope,
 }: {
   phase: Phase;
   startedAt: number | null;
   waiting: string[];
+  /** A toolstore/ui question of this run waits for this tab's answer. */
+  asking: boolean;
   envelope: ObservationEnvelope | null;
 }) {
   const [now, setNow] = useState(() => Date.now());
@@ -261,7 +289,12 @@ function RunStatus({
   let text: React.ReactNode = null;
   if (live && startedAt) {
     const secs = ((now - startedAt) / 1000).toFixed(1);
-    text = waiting.length ? (
+    text = asking ? (
+      <span className="pill pill-wait">
+        <span className="pulse" aria-hidden />
+        waiting for your answer · {secs} s
+      </span>
+    ) : waiting.length ? (
       <span className="pill pill-wait">
         <span className="pulse" aria-hidden />
         waiting for approval: {waiting.join(", ")} · {secs} s

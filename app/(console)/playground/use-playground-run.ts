@@ -17,10 +17,15 @@ export function usePlaygroundRun({
   canRun,
   mode,
   code,
+  clientId,
+  onStart,
 }: {
   canRun: boolean;
   mode: Mode;
   code: () => string;
+  /** This tab's toolstore/ui client id: the run's ui calls come back to this tab. */
+  clientId?: string;
+  onStart?: () => void;
 }) {
   const trpc = useTRPC();
   const [phase, setPhase] = useState<Phase>("idle");
@@ -63,8 +68,9 @@ export function usePlaygroundRun({
     setTarget(null);
     setStartedAt(Date.now());
     setPhase("starting");
-    start.mutate({ code: text, mode });
-  }, [canRun, running, mode, start, code]);
+    onStart?.();
+    start.mutate({ code: text, mode, ...(clientId ? { clientId } : {}) });
+  }, [canRun, running, mode, start, code, clientId, onStart]);
 
   return {
     phase,

@@ -15,6 +15,15 @@ import { adminProcedure, router, viewerProcedure } from "../trpc";
 export const capabilitiesRouter = router({
   list: viewerProcedure.query(({ ctx }) => listCapabilities(ctx.db, { started: ctx.engine })),
   modules: viewerProcedure.query(({ ctx }) => listModuleNames(ctx.db, { started: ctx.engine })),
+  /** The library modules (toolstore/lib/<name>): no category, no approvals. */
+  libraries: viewerProcedure.query(async ({ ctx }) =>
+    (await ctx.engine()).libraries.list().map((l) => ({
+      name: l.name,
+      description: l.description,
+      builtOn: l.builtOn,
+      exports: l.exports.map((e) => ({ name: e.name, description: e.description, signature: e.signature })),
+    })),
+  ),
   schema: viewerProcedure
     .input(z.object({ name: z.string().min(1).max(200) }))
     .query(({ ctx, input }) => capabilitySchema(ctx.db, input.name)),

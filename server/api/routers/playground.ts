@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { getConsoleClients } from "../../services/console-clients";
 import {
   cancelPlaygroundRun,
   getPlaygroundState,
+  playgroundAnswerSchema,
   playgroundModules,
   playgroundPlanSchema,
   playgroundRunSchema,
@@ -32,6 +34,20 @@ export const playgroundRouter = router({
   runPlan: approverProcedure
     .input(playgroundPlanSchema)
     .mutation(async ({ ctx, input }) => startPlaygroundPlan(ctx.db, await ctx.engine(), ctx.user, input)),
+  /**
+   * This tab's toolstore/ui stream: the panes, questions and progress of the runs it started
+   * (with its `clientId`), and when each question is settled. No other tab receives them.
+   */
+  client: viewerProcedure
+    .input(z.object({ clientId: z.string().min(8).max(100) }))
+    .subscription(async function* ({ ctx, input, signal }) {
+      yield* getConsoleClients().connect(input.clientId, ctx.user.id, signal ?? new AbortController().signal);
+    }),
+
+  /** The person's answer to a question of this tab (or `decline: true`). */
+  answer: approverProcedure
+    .input(playgroundAnswerSchema)
+    .mutation(({ ctx, input }) => getConsoleClients().answer({ ...input, userId: ctx.user.id })),
 
   cancel: approverProcedure
     .input(z.object({ runId: z.string().min(1) }))

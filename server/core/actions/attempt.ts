@@ -11,6 +11,7 @@ import type { JsonValue, Session } from "../capabilities/types";
 import { AppError } from "../errors";
 import type { EngineEvent } from "../gate/ports";
 import type { PlanGrant } from "../gate/trials";
+import type { LibraryTable } from "../libraries/library-table";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool } from "../sandbox/pool";
 import { createAttemptJournal } from "./attempt-journal";
@@ -33,6 +34,7 @@ export interface AttemptDeps extends InvokeDeps {
   local: LocalRuns;
   surfaces: RunSurfaces;
   lifecycle?: RunLifecycle;
+  libraries?: LibraryTable;
 }
 
 export interface AttemptPlan {
@@ -181,6 +183,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
     journal,
     ...(onEvent ? { emit: onEvent } : {}),
     ...(plan.grant ? { plan: plan.grant } : {}),
+    ...(surface?.client ? { client: surface.client } : {}),
   });
 
   let envelope: ObservationEnvelope;

@@ -21,6 +21,8 @@ export const ACTION_CONTRACT = `Write one JavaScript ES module whose default exp
 
 - Capabilities come only from static imports of "toolstore/<module>", and only the exports listed for that module. Dynamic import() is refused before anything runs.
 - Each capability function takes ONE plain object argument and returns a promise.
+- Libraries, "toolstore/lib/<name>" (yaml, csv, dates), are plain synchronous functions that run inside the action: no gate, not listed in calls.
+- "toolstore/ui" reaches the person at the client that runs the action (ask, confirm, show, progress). A headless run throws e.error === "client_required"; an unanswered question throws "ui_timeout", a declined one "ui_declined". Waiting for the answer does not count against the time limit.
 - A call can be refused without running: it throws an error with e.error === "permission_denied" (e.capability, e.reason), or "budget_exceeded" (e.budget names the rule's limit and period). Catch it if the action can go on without it.
 - Plan mode is a dry run: read calls run; a write, execute or external call does not run and returns { planned: true, capability, id }. The envelope's plan ({ id, calls }) lists them; call execute_code again with { code, plan: <plan.id> } to ask a human to approve exactly those calls, which then run (any other call asks as usual). \`await planning({})\` from "toolstore/run" tells the action it is planning.
 - Some calls wait for a human to approve them; that wait does not count against the time limit.
@@ -40,6 +42,22 @@ export function renderModuleSignatures(modules: readonly TypingsModule[]): strin
           `  ${e.exportName}(${argsParameter(e.spec.inputSchema)}) [${e.spec.category}] — ${e.spec.description}`,
       );
       return `"toolstore/${m.name}" — ${m.description}\n${lines.join("\n")}`;
+    })
+    .join("\n\n");
+}
+
+/** The library modules for the execute_code description: plain functions, no category, no gate. */
+export function renderLibrarySignatures(
+  libraries: readonly {
+    name: string;
+    description: string;
+    exports: readonly { signature: string; description: string }[];
+  }[],
+): string {
+  return libraries
+    .map((lib) => {
+      const lines = lib.exports.map((e) => `  ${e.signature} — ${e.description}`);
+      return `"toolstore/lib/${lib.name}" — ${lib.description} (library: synchronous, no gate)\n${lines.join("\n")}`;
     })
     .join("\n\n");
 }

@@ -26,6 +26,8 @@ import type {
   RuleSource,
 } from "../gate/ports";
 import type { BudgetStore, ShadowSink } from "../gate/trials";
+import { createLibraryTable, type LibraryTable } from "../libraries/library-table";
+import type { LibraryModule } from "../libraries/types";
 import type { SandboxLimits } from "../sandbox/limits";
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from "../sandbox/pool";
 import { type PlanRunResult, type PlanStore, planToStore, type RunPlanInput, runPlan } from "./plan-run";
@@ -56,6 +58,8 @@ export interface EngineOptions {
    * catalog and asset store. Validated at construction: a bad one throws.
    */
   modules: ModuleFactory[];
+  /** Library modules (`toolstore/lib/<name>`): pure, run in the guest, no run context. */
+  libraries?: LibraryModule[];
   /** Modules whose set changes at run time (toolsets, MCP servers). Closed by close(). */
   sources?: ModuleSource[];
   /** Entries of `store.list`/`search`/`info` beside the registry's modules (skills). */
@@ -85,6 +89,8 @@ export interface EngineOptions {
 
 export interface Engine extends ActionRunner {
   registry: CapabilityRegistry;
+  /** The library modules, apart from the registry: they have no category and no gate. */
+  libraries: LibraryTable;
   gate: Gate;
   approvals: ApprovalService;
   pool: SandboxPool;
@@ -156,6 +162,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(ports.budgets ? { budgets: ports.budgets } : {}),
     ...(ports.shadows ? { shadows: ports.shadows } : {}),
   });
+  const libraries = createLibraryTable(options.libraries ?? []);
   const ownPool = options.pool === undefined;
   const pool = options.pool ?? createSandboxPool(options.poolOptions);
   runner = createActionRunner({
@@ -166,6 +173,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock: ports.clock,
     pool,
     runs: ports.runs,
+    libraries,
     instanceId: options.instanceId,
     isInstanceAlive: instanceAlive,
     ...(options.limits ? { limits: options.limits } : {}),
@@ -191,6 +199,7 @@ export function createEngine(options: EngineOptions): Engine {
       return runPlan({ plans, approvals, run }, input);
     },
     registry,
+    libraries,
     gate,
     approvals,
     pool,

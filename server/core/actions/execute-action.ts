@@ -7,6 +7,8 @@ import { type EngineRun, toGuestError } from "../capabilities/invoke";
 import type { CapabilityRegistry } from "../capabilities/registry";
 import type { JsonValue, Session } from "../capabilities/types";
 import type { Clock } from "../gate/ports";
+import type { LibraryTable } from "../libraries/library-table";
+import { splitImports, withLibraries } from "../libraries/mount";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool, SandboxRunResult } from "../sandbox/pool";
 import type { GuestNondet } from "../sandbox/protocol";
@@ -20,6 +22,8 @@ export interface ExecuteActionDeps {
   runs: Pick<RunStore, "setQueued">;
   clock: Clock;
   maxCodeChars: number;
+  /** Library modules (`toolstore/lib/<name>`): checked like modules, run in the guest, never invoked. */
+  libraries?: LibraryTable;
 }
 
 export interface ExecuteActionInput {
@@ -65,7 +69,7 @@ export async function executeAction(
   const mounted: Record<string, string[]> = {};
   for (const m of await deps.registry.mountedModules(run.session))
     mounted[m.name] = m.exports.map((e) => e.exportName);
-  const check = checkActionSource(run.code, mounted, deps.maxCodeChars);
+  const check = checkActionSource(run.code, withLibraries(mounted, deps.libraries), deps.maxCodeChars);
   if (!check.ok) {
     return buildEnvelope({
       error: { kind: "refused", message: check.message },
@@ -75,13 +79,13 @@ export async function executeAction(
       durationMs: deps.clock.now() - run.startedAt,
     });
   }
-  const modules: Record<string, string[]> = {};
-  for (const name of Object.keys(check.imports)) modules[name] = mounted[name] ?? [];
+  const { modules, libraries } = splitImports(check.imports, mounted, deps.libraries);
 
   const outcome = await deps.pool.runAction({
     code: run.code,
     input: run.input ?? null,
     modules,
+    ...(libraries ? { libraries } : {}),
     limits: run.limits,
     signal: run.signal,
     fairnessKey: fairnessKey(run.session),

@@ -58,3 +58,33 @@ export function renderModuleTypings(modules: readonly TypingsModule[]): string {
   }
   return out.join("\n");
 }
+
+export interface TypingsLibrary {
+  name: string;
+  description: string;
+  builtOn: string;
+  declarations?: string;
+  exports: readonly { name: string; description: string; signature: string }[];
+}
+
+/** One `declare module "toolstore/lib/<name>"` per library: plain synchronous functions, no category. */
+export function renderLibraryTypings(libraries: readonly TypingsLibrary[]): string {
+  const out: string[] = [];
+  for (const lib of libraries) {
+    out.push(
+      docBlock(
+        [lib.description, "", `Library (${lib.builtOn}): runs inside the action; no gate, no approval.`],
+        "",
+      ),
+    );
+    out.push(`declare module "toolstore/lib/${lib.name}" {`);
+    if (lib.declarations) for (const line of lib.declarations.split("\n")) out.push(`  ${line}`);
+    for (const e of lib.exports) {
+      if (!isIdentifier(e.name)) continue;
+      out.push(docBlock([e.description || `${lib.name}.${e.name}`], "  "));
+      out.push(`  export function ${e.signature};`);
+    }
+    out.push("}", "");
+  }
+  return out.join("\n");
+}

@@ -12,9 +12,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createEngineRun, type EngineRun, type InvokeDeps } from "../capabilities/invoke";
 import { sha256Hex } from "../capabilities/snapshot";
-import type { JsonValue, Session } from "../capabilities/types";
+import type { ClientToolRouter, JsonValue, Session } from "../capabilities/types";
 import type { EngineEvent } from "../gate/ports";
 import type { PlanGrant } from "../gate/trials";
+import type { LibraryTable } from "../libraries/library-table";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
 import type { SandboxPool } from "../sandbox/pool";
 import { type AttemptOutcome, type AttemptPlan, runAttempt } from "./attempt";
@@ -36,6 +37,8 @@ export interface ActionRunnerDeps extends InvokeDeps {
   /** Defaults for actions (under the ceilings). */
   limits?: Partial<SandboxLimits>;
   maxCodeChars?: number;
+  /** Library modules beside the registry's capability modules. */
+  libraries?: LibraryTable;
   /**
    * How often, while runs are active here, the run store is asked whether someone (maybe on
    * another instance) requested a cancel. A push channel calls `checkCancels()` sooner.
@@ -76,6 +79,8 @@ export interface RunActionInput {
   mcpRequestId?: string;
   /** An approved plan (plan-run.ts): answers the asks for exactly its calls, in this run. */
   plan?: PlanGrant;
+  /** The surface's connected client (a playground tab, an MCP client) for `toolstore/ui`. */
+  client?: ClientToolRouter;
 }
 
 export interface ActionRunResult {
@@ -89,6 +94,8 @@ export interface DirectInvokeInput {
   args: unknown;
   onEvent?: (event: EngineEvent) => void;
   signal?: AbortSignal;
+  /** The console tab that makes the call, for `toolstore/ui`. */
+  client?: ClientToolRouter;
 }
 
 export interface ActionRunner {
@@ -156,7 +163,13 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const startedAt = deps.clock.now();
     const seed = randomBytes(16).toString("hex");
     const inputJson = input.input === undefined ? null : JSON.stringify(input.input);
-    const result = surfaces.add(runId, input.onEvent, input.signal, (reason) => cancelParked(runId, reason));
+    const result = surfaces.add(
+      runId,
+      input.onEvent,
+      input.signal,
+      (reason) => cancelParked(runId, reason),
+      input.client,
+    );
     void start({
       runId,
       code: input.code,
@@ -238,6 +251,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       signal: input.signal ?? new AbortController().signal,
       sandboxed: false,
       ...(input.onEvent ? { emit: input.onEvent } : {}),
+      ...(input.client ? { client: input.client } : {}),
     });
   }
 

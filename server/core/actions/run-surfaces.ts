@@ -1,3 +1,4 @@
+import type { ClientToolRouter } from "../capabilities/types";
 import type { EngineEvent } from "../gate/ports";
 import type { RunStore } from "./ports";
 import type { ActionRunResult } from "./run-action";
@@ -6,6 +7,8 @@ const DEFAULT_FINISH_POLL_MS = 1000;
 
 export interface RunSurface {
   onEvent?: (event: EngineEvent) => void;
+  /** The connected client (toolstore/ui), for every attempt of the run made here. */
+  client?: ClientToolRouter;
   signal?: AbortSignal;
   /** An attempt of the run is live on this instance (a cancel aborts it, not the parked row). */
   live: boolean;
@@ -17,6 +20,7 @@ export interface RunSurfaces {
     onEvent: ((event: EngineEvent) => void) | undefined,
     signal: AbortSignal | undefined,
     cancelParked: (reason: string) => Promise<boolean>,
+    client?: ClientToolRouter,
   ): Promise<ActionRunResult>;
   get(runId: string): RunSurface | undefined;
   resolve(runId: string, result: ActionRunResult): void;
@@ -68,7 +72,7 @@ export function createRunSurfaces(
   }
 
   return {
-    add(runId, onEvent, signal, cancelParked) {
+    add(runId, onEvent, signal, cancelParked, client) {
       return new Promise<ActionRunResult>((resolve, reject) => {
         const onAbort = () => {
           if (!entry.live)
@@ -77,6 +81,7 @@ export function createRunSurfaces(
         const entry: Entry = {
           ...(onEvent ? { onEvent } : {}),
           ...(signal ? { signal } : {}),
+          ...(client ? { client } : {}),
           live: false,
           resolve,
           reject,

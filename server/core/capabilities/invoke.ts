@@ -15,7 +15,15 @@ import { createPlanner, PLANNED_REASON, type PlannedCall } from "./plan-calls";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
 import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
-import type { CallSite, CapabilityRun, Category, ImageRef, Session } from "./types";
+import type {
+  CallSite,
+  CapabilityRun,
+  Category,
+  ClientToolRouter,
+  ImageRef,
+  JsonObject,
+  Session,
+} from "./types";
 import { validateArgs } from "./validate";
 
 /** One line of the envelope's `calls`. "invalid": refused before the gate (unknown name, bad arguments). */
@@ -57,6 +65,8 @@ export interface EngineRunInit {
   pauseDeadline?: () => () => void;
   /** Live events of this run for the surface that started it. */
   emit?: (event: EngineEvent) => void;
+  /** The connected client `toolstore/ui` routes to; absent on headless runs. */
+  client?: ClientToolRouter;
   /**
    * Resolves once the run's own row is written. A call whose impl may change the world (and an
    * approval) waits for it; read calls do not.
@@ -274,6 +284,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
     },
     ...(init.pauseDeadline ? { pauseDeadline: init.pauseDeadline } : {}),
+    ...(init.client ? { client: init.client } : {}),
     recorded: audit.recorded,
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);

@@ -55,7 +55,45 @@ export interface ImageRef {
   height: number;
 }
 
+/** What a `toolstore/ui` call asks a client to do (the export names of the module). */
+export const UI_CALLS = ["show", "ask", "confirm", "progress"] as const;
+export type UiCall = (typeof UI_CALLS)[number];
+
+/** One client connected to a run, as `ui.renderers()` reports it. */
+export interface RendererInfo {
+  /** Opaque id of the connection (a console tab's client id, an MCP session). */
+  id: string;
+  /** `console`: a playground tab; `mcp`: an MCP client. */
+  kind: "console" | "mcp";
+  /** For people: "playground tab of alice", `MCP client "claude-code" 1.2`. */
+  label: string;
+  /** The calls this client can render. */
+  renders: UiCall[];
+}
+
+/**
+ * The browser (or MCP client) round trip of `toolstore/ui`: a run has one when the surface that
+ * started it can render; headless runs (CLI, MCP tasks, nested runs) have none.
+ */
+export interface ClientToolRouter {
+  /** The clients connected to this run now (a console tab that closed is gone). */
+  renderers(): RendererInfo[];
+  /**
+   * Routes one call to a client that renders it and resolves with the person's answer (`show`
+   * and `progress` resolve once delivered). Throws AppError CLIENT_REQUIRED when no connected
+   * client renders `call`, CLIENT_TIMEOUT when nobody answered in `timeoutMs`, CLIENT_DECLINED
+   * when the person declined. `signal` withdraws the prompt (the run ended).
+   */
+  execute(
+    call: UiCall,
+    args: JsonObject,
+    options: { runId: string; capability: string; timeoutMs: number; signal: AbortSignal },
+  ): Promise<JsonValue>;
+}
+
 export interface CapabilityRun {
+  /** Browser round trip for ui capabilities; absent on headless runs. */
+  readonly client?: ClientToolRouter;
   /** Id of the action run; for a direct call (console "try", tests) a fresh id with no ActionRun row. */
   readonly runId: string;
   readonly session: Session;

@@ -63,6 +63,8 @@ export interface RunActionRequest {
   input?: unknown;
   /** Mounted modules: module name -> export names. Imports outside this map fail to load. */
   modules: Record<string, string[]>;
+  /** Imported library modules (`lib/<name>` -> source), loaded in the guest; they can import nothing. */
+  libraries?: Record<string, string>;
   limits?: Partial<SandboxLimits>;
   /** Called for every capability call the guest makes; `argsJson` is the guest's one snapshot. */
   onCall(name: string, argsJson: string, control: HostCallControl): Promise<HostCallReply>;
@@ -274,6 +276,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         modules: request.modules,
         ...(request.nondet ? { nondet: request.nondet } : {}),
       };
+      if (request.libraries) job.libraries = request.libraries;
       const { onCall, signal, onQueued } = request;
       return runs.submit(job, request.fairnessKey ?? "", { onCall, signal, onQueued });
     },

@@ -34,6 +34,8 @@ export interface ActionJob extends JobBase {
   inputJson: string;
   /** Mounted modules: module name -> export names. Facades are generated from this. */
   modules: Record<string, string[]>;
+  /** Imported library modules: module key (`lib/yaml`) -> their self-contained ES module source. */
+  libraries?: Record<string, string>;
   /**
    * The guest's sources of nondeterminism, so a replay takes the same path: Math.random draws
    * from a generator seeded with `seed` (hex), and Date.now()/new Date() return the recorded

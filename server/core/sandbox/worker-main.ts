@@ -932,15 +932,25 @@ function installNondet(ctx: QuickJSContext, host: HostRef): void {
   ctx.setProp(ctx.global, GUEST_GLOBALS.random, random);
   random.dispose();
 }
+/** What a library's refused import is renamed to, so the loader can say why it fails. */
+const LIBRARY_REFUSED = "toolstore:refused:";
 
 function installModules(r: Running, rt: QuickJSRuntime): void {
   const job = r.job;
   const entry = job.kind === "action" ? MODULE_NAMES.action : MODULE_NAMES.toolset;
   const mounted = job.kind === "action" ? job.modules : {};
+  const libraries = (job.kind === "action" && job.libraries) || {};
+  const isLibrary = (name: string) =>
+    name.startsWith("toolstore/lib/") && Object.hasOwn(libraries, name.slice("toolstore/".length));
   rt.setModuleLoader(
     (name) => {
       if (name === MODULE_NAMES.bridge) return BRIDGE_SOURCES[job.kind];
       if (name === entry) return job.code;
+      // A library is its own self-contained source; the normalizer lets it import nothing.
+      if (isLibrary(name)) return libraries[name.slice("toolstore/".length)] as string;
+      if (name.startsWith(LIBRARY_REFUSED)) {
+        return { error: new Error(`import of "${name.slice(LIBRARY_REFUSED.length)}" is not allowed here`) };
+      }
       if (name.startsWith("toolstore/")) {
         const moduleName = name.slice("toolstore/".length);
         const exportNames = Object.hasOwn(mounted, moduleName) ? mounted[moduleName] : undefined;
@@ -951,9 +961,13 @@ function installModules(r: Running, rt: QuickJSRuntime): void {
     (base, requested) => {
       const allowed =
         (base === MODULE_NAMES.driver && (requested === MODULE_NAMES.bridge || requested === entry)) ||
-        (base.startsWith("toolstore/") && requested === MODULE_NAMES.bridge) ||
+        (base.startsWith("toolstore/") &&
+          !base.startsWith("toolstore/lib/") &&
+          requested === MODULE_NAMES.bridge) ||
         (base === MODULE_NAMES.action && requested.startsWith("toolstore/"));
       if (allowed) return requested;
+      // A static import's normalizer error reaches the guest without its text; the loader's does.
+      if (base.startsWith("toolstore/lib/")) return LIBRARY_REFUSED + requested;
       return { error: new Error(`import of "${requested}" is not allowed here`) };
     },
   );

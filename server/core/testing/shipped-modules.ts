@@ -16,6 +16,8 @@ export const SHIPPED_MODULE_NAMES = [
   "store",
   "assets",
   "http",
+  "run",
+  "ui",
   "calculator",
   "chart",
   "lisp",

@@ -8,6 +8,7 @@ import { createAssetsModule } from "./assets";
 import { createHttpModule, type HttpModuleOptions } from "./http";
 import { createRunModule } from "./run";
 import { createStoreModule } from "./store";
+import { createUiModule } from "./ui";
 
 export interface BuiltinModulesOptions {
   catalog: ToolsetCatalog;
@@ -25,6 +26,7 @@ export function createBuiltinModules(options: BuiltinModulesOptions): Capability
     }),
     createHttpModule(options.http),
     createRunModule(),
+    createUiModule(),
   ];
 }
 
