@@ -34,6 +34,8 @@ import {
   newInstanceId,
 } from "../infra/instances";
 import { dropProcessSingleton, processSingleton } from "../infra/process-singletons";
+import { processTelemetry } from "../infra/telemetry-setup";
+import { engineMetricsSource, meteredPorts } from "./engine-metrics";
 import { SOURCE_PLUGINS } from "../modules";
 import type { SourceContext, SourceParts, SourcePlugin } from "../modules/plugin";
 import { auditCheckpointsFor } from "../services/audit-anchor";
@@ -139,7 +141,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const pool = poolFor(options);
   const python = options.python ?? createPythonRuntime();
   const runtimes: BindingRuntimes = { typescript: pool, python };
-  const ports = options.ports ?? createPrismaPorts(db, channel);
+  const ports = meteredPorts(options.ports ?? createPrismaPorts(db, channel));
   let engineRef: Engine | undefined;
   const sources = buildSources({
     db,
@@ -174,6 +176,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.cancelPollMs ? { cancelPollMs: options.cancelPollMs } : {}),
   });
   engineRef = engine;
+  const unmeter = engineMetricsSource(db, pool);
   if (options.auditCheckpoints) auditLogFor(db, { checkpoints: options.auditCheckpoints });
   const instance = await startInstance({
     db,
@@ -191,6 +194,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     sources: sources.instances,
     plugins: SOURCE_PLUGINS,
     async shutdown() {
+      unmeter();
       instance.stop();
       // engine.close() closes the module sources; the plug-ins' own close is for the rest.
       await engine.close();
@@ -209,6 +213,7 @@ const ENGINE = "engine";
 export function getEngine(): Promise<ServerEngine> {
   const started = processSingleton(ENGINE, () => {
     const env = loadEnv();
+    processTelemetry(env);
     return startServerEngine({
       db: getDb(),
       auditCheckpoints: auditCheckpointsFor(getDb()),

@@ -22,6 +22,7 @@ import { type ApiKeyIdentity, verifyApiKey } from "../services/api-keys";
 import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import type { McpBackend } from "./mcp-backend";
+import { traceMcpRequests } from "./mcp-trace";
 import {
   abortRequestHandler,
   checkSdkCompat,
@@ -152,6 +153,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     }
 
     const sessionHeader = req.headers.get("mcp-session-id");
+    const traced = traceMcpRequests(req, parsedBody, sessionHeader);
     await routeCancellations(parsedBody, identity, sessionHeader ?? "", options.backend);
     let session: ResumedSession | null = null;
     if (sessionHeader) {
@@ -184,7 +186,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
         for (const id of ids) abortRequestHandler(served.server, id, "the client disconnected");
       };
       req.signal.addEventListener("abort", abort, { once: true });
-      const response = await served.transport.handleRequest(req, { parsedBody });
+      const response = await traced.handle(served.transport, () =>
+        served.transport.handleRequest(req, { parsedBody }),
+      );
       endStreamWhenCancelled(served.server, served.transport, ids);
       if (req.signal.aborted) abort();
       return response;
@@ -192,7 +196,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     const opened = await openServer(identity, session, parsedBody);
     // Closing this request's own transport aborts its handlers, as above.
     req.signal.addEventListener("abort", () => void opened.transport.close().catch(() => {}), { once: true });
-    const response = await opened.transport.handleRequest(req, { parsedBody });
+    const response = await traced.handle(opened.transport, () =>
+      opened.transport.handleRequest(req, { parsedBody }),
+    );
     endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
     return response;
   };

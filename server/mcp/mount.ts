@@ -4,6 +4,7 @@ import { getEngine } from "../engine";
 import { loadEnv, publicUrl } from "../env";
 import { getRequestGuard } from "../http/request-guard";
 import { processSingleton } from "../infra/process-singletons";
+import { processTelemetry } from "../infra/telemetry-setup";
 import { createMcpHttpHandler } from "./http";
 import type { McpBackend } from "./mcp-backend";
 import { createMcpBackend } from "./mcp-backend";
@@ -17,6 +18,7 @@ export function getMcpBackend(): McpBackend {
 export function getMcpHttpHandler(): (req: Request) => Promise<Response> {
   return processSingleton("mcpHttpHandler", () => {
     const env = loadEnv();
+    processTelemetry(env);
     return createMcpHttpHandler({
       db: getDb(),
       backend: getMcpBackend(),

@@ -13,6 +13,7 @@ import {
 import type { ChainAnchor } from "../infra/audit-verify";
 import { loadSecretKeys } from "./secret-box";
 import { secretBoxConfigFor } from "./stored-secrets";
+import { logger } from "../infra/log";
 
 /** A checkpoint at least every this many entries, besides the time limit. */
 const CHECKPOINT_EVERY_ENTRIES = 100;
@@ -44,7 +45,7 @@ export function auditCheckpointsFor(
           secretKey,
           everyEntries: options.everyEntries ?? CHECKPOINT_EVERY_ENTRIES,
           everyMs: Math.round(loadEnv().TOOLSTORE_AUDIT_CHECKPOINT_SECONDS * 1000),
-          log: (line) => console.error(line),
+          log: (line) => logger("audit").error(line),
         })
       : null;
   // The write is synchronous, so it still happens on the way out (Next.js exits on SIGTERM).

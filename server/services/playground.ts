@@ -13,6 +13,7 @@ import type { Db } from "../db";
 import { latestEventSeq } from "../infra/events";
 import { processSingleton } from "../infra/process-singletons";
 import type { SessionUser } from "./auth";
+import { logger } from "../infra/log";
 
 export const MAX_PLAYGROUND_CODE = 100_000;
 
@@ -132,7 +133,7 @@ export async function startPlaygroundRun(
     });
   // The result arrives through the outbox; only a failure before the run started matters here.
   finished.catch((error: unknown) => {
-    if (runId) console.error(`playground: run ${runId} failed: ${(error as Error).message}`);
+    if (runId) logger("playground").error(`playground: run ${runId} failed: ${(error as Error).message}`, { run_id: runId });
   });
   return { runId: await Promise.race([started, finished]), afterSeq };
 }

@@ -9,6 +9,8 @@ import type { JsonValue, Session } from "../capabilities/types";
 import type { Clock } from "../gate/ports";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool, SandboxRunResult } from "../sandbox/pool";
+import { type TraceContext, telemetry } from "../telemetry";
+import { traceSandbox } from "../trace-spans";
 import { buildEnvelope, type EnvelopeError, type ObservationEnvelope } from "./envelope";
 import type { RunStore } from "./ports";
 import { checkActionSource } from "./static-check";
@@ -32,6 +34,8 @@ export interface ExecuteActionInput {
   controls: Set<HostCallControl>;
   signal: AbortSignal;
   startedAt: number;
+  /** The run's trace context: the sandbox span is its child. */
+  trace?: TraceContext;
 }
 
 /** Fair share is per API key, else per user (console, CLI), else per session. */
@@ -75,6 +79,9 @@ export async function executeAction(
   const modules: Record<string, string[]> = {};
   for (const name of Object.keys(check.imports)) modules[name] = mounted[name] ?? [];
 
+  const sandbox = run.trace
+    ? telemetry().run(run.trace, () => traceSandbox(() => deps.clock.now()))
+    : traceSandbox(() => deps.clock.now());
   const outcome = await deps.pool.runAction({
     code: run.code,
     input: run.input ?? null,
@@ -83,6 +90,7 @@ export async function executeAction(
     signal: run.signal,
     fairnessKey: fairnessKey(run.session),
     onQueued: (queued) => {
+      sandbox.queued(queued);
       // Shown as `queued` while the run waits for a sandbox; a failed write only loses the label.
       deps.runs.setQueued(run.runId, queued).catch(() => {});
     },
@@ -98,6 +106,7 @@ export async function executeAction(
       }
     },
   });
+  sandbox.end({ ok: outcome.ok, errorKind: outcome.error?.kind, logs: outcome.logs.length });
 
   return buildEnvelope({
     ...readResult(outcome),

@@ -12,6 +12,7 @@ import { AppError } from "../errors";
 import type { EngineEvent } from "../gate/ports";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool } from "../sandbox/pool";
+import { traceRun } from "../trace-spans";
 import { buildEnvelope, type ObservationEnvelope } from "./envelope";
 import { executeAction } from "./execute-action";
 import { createLocalRuns } from "./local-runs";
@@ -187,6 +188,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const runId = newId();
     const startedAt = deps.clock.now();
     const created = recordStart(deps, runId, input, startedAt);
+    const traced = traceRun(runId, session);
 
     const ended = new AbortController();
     const onOuterAbort = () => ended.abort(input.signal?.reason);
@@ -198,6 +200,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       session,
       signal: ended.signal,
       sandboxed: true,
+      trace: traced.context,
       maxCalls: limits.maxCalls,
       argsBytes: limits.argsBytes,
       pauseDeadline: () => {
@@ -224,6 +227,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
           controls,
           signal: ended.signal,
           startedAt,
+          trace: traced.context,
         },
       );
     } catch (error) {
@@ -240,6 +244,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
       input.signal?.removeEventListener("abort", onOuterAbort);
     }
 
+    traced.finish({ ok: envelope.ok, errorKind: envelope.error?.kind, calls: envelope.calls.length });
     const audited = Promise.all([created, engineRun.recorded()]);
     audited.catch(() => undefined);
     await recordFinish(deps, runId, input, envelope, audited);

@@ -7,6 +7,8 @@
 import { AppError, isAppError } from "../errors";
 import type { Gate } from "../gate/gate";
 import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
+import type { TraceContext } from "../telemetry";
+import { type TracedCall, traceCall } from "../trace-spans";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
 import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
@@ -42,6 +44,8 @@ export interface EngineRunInit {
   signal: AbortSignal;
   /** An action in the sandbox (its run id is persisted with decisions and approvals) or a direct call. */
   sandboxed: boolean;
+  /** The run's trace context: each call's span is its child (the sandbox's messages carry no context). */
+  trace?: TraceContext;
   /** Capability calls allowed in this run (nested calls count). Default unlimited. */
   maxCalls?: number;
   /** Characters of JSON arguments per call. */
@@ -118,6 +122,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     name: string,
     takeSnapshot: () => ArgsSnapshot,
     site?: CallSite,
+    traced?: TracedCall,
   ): Promise<unknown> {
     const started = deps.clock.now();
     const elapsed = () => deps.clock.now() - started;
@@ -130,6 +135,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       throw invalid(name, null, error, elapsed());
     }
     const category = cap.spec.category;
+    traced?.category(category);
     attempted += 1;
     if (init.maxCalls !== undefined && attempted > init.maxCalls) {
       const reason = `call budget of ${init.maxCalls} capability calls per run exceeded`;
@@ -169,6 +175,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       snapshot,
     );
     const decidedMs = elapsed();
+    traced?.decided(outcome);
     await audit.decision(cap, snapshot, outcome, decidedMs);
     const line: CallRecord = {
       capability: name,
@@ -198,17 +205,15 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     sandboxed: init.sandboxed,
     calls,
     images,
-    invoke: (name, args) =>
-      invokeWith(
-        name,
-        takeNow(() => snapshotArgs(args, argsLimit)),
-      ),
-    invokeJson: (name, argsJson, site) =>
-      invokeWith(
-        name,
-        takeNow(() => snapshotFromJson(argsJson, argsLimit)),
-        site,
-      ),
+    invoke: (name, args) => {
+      const take = takeNow(() => snapshotArgs(args, argsLimit));
+      // From an impl (a nested call) or a surface: under the active span.
+      return traceCall(undefined, name, (traced) => invokeWith(name, take, undefined, traced));
+    },
+    invokeJson: (name, argsJson, site) => {
+      const take = takeNow(() => snapshotFromJson(argsJson, argsLimit));
+      return traceCall(init.trace, name, (traced) => invokeWith(name, take, site, traced));
+    },
     reportImage(image) {
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
     },

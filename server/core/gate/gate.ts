@@ -5,6 +5,7 @@
  */
 import type { ArgsSnapshot } from "../capabilities/snapshot";
 import type { Category, JsonObject, Session } from "../capabilities/types";
+import { traceApprovalWait } from "../trace-spans";
 import type { ApprovalService } from "./approvals";
 import { evaluateGate } from "./evaluate";
 import type { Clock, EngineEvent, GateVerdict, GrantStore, RuleSource } from "./ports";
@@ -91,11 +92,13 @@ export function createGate(deps: GateDeps): Gate {
       subject.emit,
     );
     const resume = subject.pauseDeadline?.();
-    let final: Awaited<ReturnType<ApprovalService["wait"]>>;
+    const waiting = traceApprovalWait(approval.id, capability, () => deps.clock.now());
+    let final: Awaited<ReturnType<ApprovalService["wait"]>> | undefined;
     try {
       final = await deps.approvals.wait(approval.id, subject.signal, subject.emit);
     } finally {
       resume?.();
+      waiting.end(subject.signal.aborted ? "cancelled" : (final?.status ?? "failed"));
     }
     const outcome = (decision: GateVerdict, reason: string): GateOutcome => ({
       decision,

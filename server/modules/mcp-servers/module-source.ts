@@ -15,6 +15,7 @@ import { mapToolResult } from "./results";
 import { openSecrets, resolveSecretPlaceholders } from "./secrets";
 import { CONNECTION_FIELDS, setServerStatus, wireName } from "./servers";
 import { syncServerTools } from "./sync-tools";
+import { traceUpstreamCall } from "./upstream-trace";
 
 export interface McpModuleSourceOptions {
   db: Db;
@@ -156,10 +157,14 @@ export function createMcpModuleSource(options: McpModuleSourceOptions): McpModul
         versionHash: tool.hash,
         impl: async (run, args) => {
           const config = await connectionConfigOf(db, row, options.cwd);
-          const result = await manager.callTool(config, tool.name, args, {
-            signal: run.signal,
-            expectHash: tool.hash,
-          });
+          const traced = traceUpstreamCall(config, tool.name, { name: wire, category: tool.acceptedCategory as Category });
+          const result = await manager
+            .callTool(config, tool.name, args, { signal: run.signal, expectHash: tool.hash, meta: traced.meta })
+            .catch((error: unknown) => {
+              traced.end(undefined, error);
+              throw error;
+            });
+          traced.end(result);
           return mapToolResult(result, run, options.assets);
         },
       });
