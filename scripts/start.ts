@@ -95,7 +95,8 @@ async function main() {
       if (setupToken) {
         // The one-time link is the point of this line: it is printed whole, in both formats.
         const link = `${url}/setup?token=${encodeURIComponent(setupToken)}`;
-        if (json) log.info("No users yet. Open the setup link to create the first admin.", { setup_url: link });
+        if (json)
+          log.info("No users yet. Open the setup link to create the first admin.", { setup_url: link });
         else console.log(`\nNo users yet. Open this one-time link to create the first admin:\n  ${link}\n`);
       }
     }

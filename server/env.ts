@@ -122,7 +122,9 @@ const envSchema = z.object({
     .optional()
     .transform((v) => v === "true"),
   OTEL_TRACES_EXPORTER: z.enum(["", "otlp", "none"], { message: "use otlp or none" }).optional(),
-  OTEL_TRACES_SAMPLER: z.enum(["", ...TRACES_SAMPLERS], { message: `use one of ${TRACES_SAMPLERS.join(", ")}` }).optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum(["", ...TRACES_SAMPLERS], { message: `use one of ${TRACES_SAMPLERS.join(", ")}` })
+    .optional(),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),

@@ -76,17 +76,22 @@ export function traceCall<T>(
         "toolstore.approval.id": outcome.approvalId ?? undefined,
       }),
   };
-  return t.run(t.contextWith(span, parent), () => body(call)).then(
-    (value) => {
-      span.end();
-      return value;
-    },
-    (error: unknown) => {
-      span.fail(isAppError(error) ? error.code : "capability_failed", isAppError(error) ? error.code : undefined);
-      span.end();
-      throw error;
-    },
-  );
+  return t
+    .run(t.contextWith(span, parent), () => body(call))
+    .then(
+      (value) => {
+        span.end();
+        return value;
+      },
+      (error: unknown) => {
+        span.fail(
+          isAppError(error) ? error.code : "capability_failed",
+          isAppError(error) ? error.code : undefined,
+        );
+        span.end();
+        throw error;
+      },
+    );
 }
 
 const UNTRACED_CALL: TracedCall = { category() {}, decided() {} };
@@ -110,7 +115,10 @@ export function traceApprovalWait(
     end(status) {
       span.setAttributes({ "toolstore.approval.status": status });
       span.end();
-      t.observe("approval_wait", (now() - started) / 1000, { category: capability.category, outcome: status });
+      t.observe("approval_wait", (now() - started) / 1000, {
+        category: capability.category,
+        outcome: status,
+      });
     },
   };
 }
@@ -121,7 +129,9 @@ export function traceSandbox(now: () => number): {
   end(outcome: { ok: boolean; errorKind?: string | undefined; logs: number }): void;
 } {
   const t = telemetry();
-  const span = t.startSpan("toolstore.sandbox.run", { attributes: { "toolstore.sandbox.runtime": "quickjs" } });
+  const span = t.startSpan("toolstore.sandbox.run", {
+    attributes: { "toolstore.sandbox.runtime": "quickjs" },
+  });
   let queuedAt: number | undefined;
   let waited = 0;
   return {

@@ -35,12 +35,12 @@ import {
 } from "../infra/instances";
 import { dropProcessSingleton, processSingleton } from "../infra/process-singletons";
 import { processTelemetry } from "../infra/telemetry-setup";
-import { engineMetricsSource, meteredPorts } from "./engine-metrics";
 import { SOURCE_PLUGINS } from "../modules";
 import type { SourceContext, SourceParts, SourcePlugin } from "../modules/plugin";
 import { auditCheckpointsFor } from "../services/audit-anchor";
 import { createCapabilityCategoryLookup } from "../services/capability-categories";
 import { getPythonRuntime } from "../services/python-runtime";
+import { engineMetricsSource, meteredPorts } from "./engine-metrics";
 import { startInstance } from "./maintenance";
 
 export { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";

@@ -9,9 +9,9 @@ import type { Engine } from "../core/actions/engine";
 import type { Db } from "../db";
 import type { InstanceChannel } from "../infra/instance-channel";
 import { heartbeat, pruneInstances, retirePredecessors } from "../infra/instances";
+import { logger } from "../infra/log";
 import { endOrphanedTasks } from "../services/mcp-tasks";
 import { recordRegistryCapabilities } from "../services/registry-capabilities";
-import { logger } from "../infra/log";
 
 export interface InstanceOptions {
   db: Db;

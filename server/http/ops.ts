@@ -51,7 +51,10 @@ const json = (status: number, body: unknown) =>
     headers: { "content-type": "application/json", ...NO_STORE },
   });
 const text = (status: number, body: string, headers: Record<string, string> = {}) =>
-  new Response(`${body}\n`, { status, headers: { "content-type": "text/plain; charset=utf-8", ...NO_STORE, ...headers } });
+  new Response(`${body}\n`, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", ...NO_STORE, ...headers },
+  });
 
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;

@@ -70,7 +70,11 @@ export function createDbProbe(db: Db, target: DbTarget, timeoutMs = 2_000) {
       // Applied migrations stay applied: once they all are, the folder is not read again.
       if (migrated) return { ok: true };
       try {
-        const pending = await withTimeout(unappliedMigrations(db, target.provider), timeoutMs, "the database");
+        const pending = await withTimeout(
+          unappliedMigrations(db, target.provider),
+          timeoutMs,
+          "the database",
+        );
         if (pending.length === 0) {
           migrated = true;
           return { ok: true };

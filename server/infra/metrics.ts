@@ -103,7 +103,11 @@ export function createMetrics(): Metrics {
       this.set((await read()).pendingApprovals ?? 0);
     },
   });
-  const sandboxGauge = (name: string, help: string, pick: (s: NonNullable<MetricsSnapshot["sandbox"]>) => number) =>
+  const sandboxGauge = (
+    name: string,
+    help: string,
+    pick: (s: NonNullable<MetricsSnapshot["sandbox"]>) => number,
+  ) =>
     new client.Gauge({
       name,
       help,
@@ -115,8 +119,16 @@ export function createMetrics(): Metrics {
     });
   sandboxGauge("toolstore_sandbox_workers", "Sandbox worker threads alive.", (s) => s.workers);
   sandboxGauge("toolstore_sandbox_queue_depth", "Actions waiting for a sandbox worker.", (s) => s.queuedJobs);
-  sandboxGauge("toolstore_sandbox_running", "Actions and bindings held by sandbox workers.", (s) => s.runningJobs);
-  sandboxGauge("toolstore_sandbox_parked", "Runs whose clock is suspended while a human decides.", (s) => s.parkedJobs);
+  sandboxGauge(
+    "toolstore_sandbox_running",
+    "Actions and bindings held by sandbox workers.",
+    (s) => s.runningJobs,
+  );
+  sandboxGauge(
+    "toolstore_sandbox_parked",
+    "Runs whose clock is suspended while a human decides.",
+    (s) => s.parkedJobs,
+  );
   new client.Gauge({
     name: "toolstore_upstream_status",
     help: "Upstream MCP servers' connection status: 1 for the server's current status, 0 for the others.",
@@ -135,8 +147,10 @@ export function createMetrics(): Metrics {
   return {
     registry,
     countEvent(event) {
-      if (event.type === "run.finished") runs.inc({ outcome: event.ok ? "ok" : (event.errorKind ?? "error") });
-      else if (event.type === "gate.decision") decisions.inc({ category: event.category, decision: event.decision });
+      if (event.type === "run.finished")
+        runs.inc({ outcome: event.ok ? "ok" : (event.errorKind ?? "error") });
+      else if (event.type === "gate.decision")
+        decisions.inc({ category: event.category, decision: event.decision });
     },
     observe(measure, value, labels = {}) {
       if (!Number.isFinite(value) || value < 0) return;

@@ -32,15 +32,8 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
-import type {
-  SpanAttributes,
-  SpanOptions,
-  Telemetry,
-  TraceContext,
-  TraceSpan,
-} from "../core/telemetry";
+import type { SpanAttributes, SpanOptions, Telemetry, TraceContext, TraceSpan } from "../core/telemetry";
 import type { TRACES_SAMPLERS } from "../env";
-
 
 export interface OtelTracingOptions {
   /** Where spans go; default the OTLP/HTTP exporter for `protocol`. */
@@ -129,7 +122,9 @@ export function createOtelTracing(options: OtelTracingOptions = {}): OtelTracing
   const provider = new TracerProvider({
     resource,
     sampler: samplerOf(options.sampler, options.samplerArg),
-    spanProcessors: [options.simple ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter })],
+    spanProcessors: [
+      options.simple ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter }),
+    ],
   });
   const tracer = provider.getTracer("toolstore", options.serviceVersion);
   const propagator = new W3CTraceContextPropagator();

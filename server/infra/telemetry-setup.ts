@@ -22,7 +22,8 @@ export interface ProcessTelemetry {
 export function tracingOptionsFromEnv(env: Env): OtelTracingOptions | undefined {
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint || env.OTEL_SDK_DISABLED || env.OTEL_TRACES_EXPORTER === "none") return undefined;
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || "http/protobuf";
+  const protocol =
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || "http/protobuf";
   return {
     protocol: protocol === "http/json" ? "http/json" : "http/protobuf",
     ...(env.OTEL_TRACES_SAMPLER ? { sampler: env.OTEL_TRACES_SAMPLER } : {}),

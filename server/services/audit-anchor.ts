@@ -11,9 +11,9 @@ import {
   createCheckpointWriter,
 } from "../infra/audit-checkpoint";
 import type { ChainAnchor } from "../infra/audit-verify";
+import { logger } from "../infra/log";
 import { loadSecretKeys } from "./secret-box";
 import { secretBoxConfigFor } from "./stored-secrets";
-import { logger } from "../infra/log";
 
 /** A checkpoint at least every this many entries, besides the time limit. */
 const CHECKPOINT_EVERY_ENTRIES = 100;

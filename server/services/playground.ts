@@ -11,9 +11,9 @@ import { MODES, type Mode, type Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import { latestEventSeq } from "../infra/events";
+import { logger } from "../infra/log";
 import { processSingleton } from "../infra/process-singletons";
 import type { SessionUser } from "./auth";
-import { logger } from "../infra/log";
 
 export const MAX_PLAYGROUND_CODE = 100_000;
 
@@ -133,7 +133,10 @@ export async function startPlaygroundRun(
     });
   // The result arrives through the outbox; only a failure before the run started matters here.
   finished.catch((error: unknown) => {
-    if (runId) logger("playground").error(`playground: run ${runId} failed: ${(error as Error).message}`, { run_id: runId });
+    if (runId)
+      logger("playground").error(`playground: run ${runId} failed: ${(error as Error).message}`, {
+        run_id: runId,
+      });
   });
   return { runId: await Promise.race([started, finished]), afterSeq };
 }

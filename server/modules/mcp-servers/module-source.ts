@@ -157,9 +157,16 @@ export function createMcpModuleSource(options: McpModuleSourceOptions): McpModul
         versionHash: tool.hash,
         impl: async (run, args) => {
           const config = await connectionConfigOf(db, row, options.cwd);
-          const traced = traceUpstreamCall(config, tool.name, { name: wire, category: tool.acceptedCategory as Category });
+          const traced = traceUpstreamCall(config, tool.name, {
+            name: wire,
+            category: tool.acceptedCategory as Category,
+          });
           const result = await manager
-            .callTool(config, tool.name, args, { signal: run.signal, expectHash: tool.hash, meta: traced.meta })
+            .callTool(config, tool.name, args, {
+              signal: run.signal,
+              expectHash: tool.hash,
+              meta: traced.meta,
+            })
             .catch((error: unknown) => {
               traced.end(undefined, error);
               throw error;
