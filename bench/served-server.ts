@@ -27,7 +27,13 @@ type FetchHandler = (req: Request) => Promise<Response>;
  * CPU time of this process in ms: the main thread's and all threads' (workers included), read per
  * thread from /proc (CPU time, so it is not inflated by a loaded machine as wall time is).
  */
-function cpuTimes(): { mainCpuMs: number; allCpuMs: number } {
+function cpuTimes(): { mainCpuMs: number; allCpuMs: number; processCpuMs: number } {
+  // getrusage: every thread's time, including threads that have exited (retired workers).
+  const usage = process.cpuUsage();
+  return { ...threadCpuTimes(), processCpuMs: (usage.user + usage.system) / 1000 };
+}
+
+function threadCpuTimes(): { mainCpuMs: number; allCpuMs: number } {
   const tick = 10; // USER_HZ is 100 on Linux
   try {
     let all = 0;
@@ -98,6 +104,10 @@ async function startToolStore() {
   const { startServerEngine } = await import("../server/engine");
   const { createMcpBackend } = await import("../server/mcp/mcp-backend");
   const { syncToolsetsFolder } = await import("../server/modules/toolsets");
+
+  const { processTelemetry } = await import("../server/infra/telemetry-setup");
+  // As `npm start` does: metrics always, traces when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  processTelemetry();
 
   const target = parseDatabaseUrl(process.env.BENCH_DATABASE_URL ?? "");
   await deployMigrations(target);

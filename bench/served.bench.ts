@@ -23,7 +23,7 @@ const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
 const scaled = (n: number, min = 1) => Math.max(min, Math.round(n * SCALE));
 const DEADLINE_MS = 5_000;
 
-const ONE_CALL = `import { evaluate } from "toolstore/calculator";
+export const ONE_CALL = `import { evaluate } from "toolstore/calculator";
 export default async function () { return await evaluate({ expression: "6 * 7" }); }`;
 const TWO_SEQUENTIAL = `import { evaluate } from "toolstore/calculator";
 export default async function () {
@@ -35,7 +35,7 @@ const TWO_PARALLEL = `import { evaluate } from "toolstore/calculator";
 export default async function () {
   return await Promise.all([evaluate({ expression: "6 * 7" }), evaluate({ expression: "6 * 8" })]);
 }`;
-const FIVE_SEQUENTIAL = `import { evaluate } from "toolstore/calculator";
+export const FIVE_SEQUENTIAL = `import { evaluate } from "toolstore/calculator";
 export default async function () {
   const values = [];
   for (let i = 1; i <= 5; i++) values.push((await evaluate({ expression: \`6 * \${i}\` })).value);
@@ -46,13 +46,13 @@ const LOOP = `export default async function () { while (true) {} }`;
 const PARK = `import { run } from "toolstore/lisp";
 export default async function () { return await run({ program: "(+ 1 2)" }); }`;
 
-interface Served {
+export interface Served {
   url: string;
   keys: Record<string, string>;
   child: ChildProcess;
 }
 
-function startServed(flavour: "toolstore" | "baseline", env: Record<string, string>): Promise<Served> {
+export function startServed(flavour: "toolstore" | "baseline", env: Record<string, string>): Promise<Served> {
   // BENCH_SERVED_ROOT: serve ToolStore from another checkout (e.g. the commit before a change).
   const root = flavour === "toolstore" ? path.resolve(process.env.BENCH_SERVED_ROOT ?? ".") : process.cwd();
   const child = fork(path.join(root, "bench/served-server.ts"), [flavour], {
@@ -71,13 +71,13 @@ function startServed(flavour: "toolstore" | "baseline", env: Record<string, stri
   });
 }
 
-async function stop(served: Served) {
+export async function stop(served: Served) {
   if (served.child.exitCode !== null || served.child.signalCode !== null) return;
   served.child.kill("SIGKILL");
   await new Promise((r) => served.child.once("exit", r));
 }
 
-async function stats(
+export async function stats(
   served: Served,
   query = "gc=1",
 ): Promise<{ rss: number; heapUsed: number; lagP99Ms: number } & Record<string, unknown>> {
@@ -85,7 +85,7 @@ async function stats(
   return (await res.json()) as { rss: number; heapUsed: number; lagP99Ms: number };
 }
 
-async function connect(served: Served, key?: string): Promise<Client> {
+export async function connect(served: Served, key?: string): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
   const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
   await client.connect(
@@ -94,7 +94,7 @@ async function connect(served: Served, key?: string): Promise<Client> {
   return client;
 }
 
-async function execute(client: Client, code: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+export async function execute(client: Client, code: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
   const r = (await client.callTool({ name: "execute_code", arguments: { code } }, undefined, {
     timeout: timeoutMs,
   })) as { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: unknown };
@@ -136,7 +136,7 @@ const EXPECTED = new Map<string, string>([
  * `clients` clients each send `perClient` calls back to back; samples are per-call latencies. A
  * call fails if it errs or (for the actions in EXPECTED) returns anything but the expected result.
  */
-async function load(clients: Client[], perClient: number, code: string) {
+export async function load(clients: Client[], perClient: number, code: string) {
   const samples: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;

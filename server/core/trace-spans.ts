@@ -6,7 +6,7 @@
  */
 import type { Category, Session } from "./capabilities/types";
 import { isAppError } from "./errors";
-import { type TraceContext, type TraceSpan, telemetry } from "./telemetry";
+import { type TraceContext, telemetry } from "./telemetry";
 
 export interface TracedRun {
   /** The run span's context: the parent of its calls, carried across the sandbox boundary. */

@@ -21,6 +21,7 @@ import {
   type SecretBox,
   writeKeyFile,
 } from "./secret-box";
+import { registerLogSecrets } from "../infra/log";
 
 export function toolsetSecretContext(toolsetId: string, name: string): string {
   return `toolset-env:${toolsetId}:${name}`;
@@ -126,7 +127,10 @@ export async function openEnvValue(
 ): Promise<string> {
   if (!row.secret && !isSealed(row.value)) return row.value;
   const box = await secretBoxFor(db);
-  return isSealed(row.value) ? box.open(row.value, toolsetSecretContext(row.toolsetId, row.name)) : row.value;
+  const value = isSealed(row.value) ? box.open(row.value, toolsetSecretContext(row.toolsetId, row.name)) : row.value;
+  // A value opened for use is masked in every log line from now on.
+  registerLogSecrets([value]);
+  return value;
 }
 
 export interface RotationResult {

@@ -75,10 +75,10 @@ const all = (f: Fields, n: number) => (f.get(n) ?? []) as Buffer[];
 function protoValue(buf: Buffer): string | number | boolean {
   const f = fields(buf);
   if (f.has(1)) return str(f, 1);
-  if (f.has(2)) return (f.get(2)?.[0] as bigint) === 1n;
-  if (f.has(3)) return Number(BigInt.asIntN(64, f.get(3)?.[0] as bigint));
-  if (f.has(4))
-    return Buffer.from((f.get(4)?.[0] as bigint).toString(16).padStart(16, "0"), "hex").readDoubleBE();
+  const scalar = (n: number) => (f.get(n)?.[0] as bigint | undefined) ?? 0n;
+  if (f.has(2)) return scalar(2) === 1n;
+  if (f.has(3)) return Number(BigInt.asIntN(64, scalar(3)));
+  if (f.has(4)) return Buffer.from(scalar(4).toString(16).padStart(16, "0"), "hex").readDoubleBE();
   return "";
 }
 

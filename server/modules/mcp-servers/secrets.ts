@@ -12,6 +12,7 @@ import {
   MCP_PLAIN_PREFIX as PLAIN_PREFIX,
   secretBoxFor,
 } from "../../services/stored-secrets";
+import { registerLogSecrets } from "../../infra/log";
 
 /** The stored (sealed) form of a secret value. */
 export async function sealSecret(db: Db, serverId: string, name: string, value: string): Promise<string> {
@@ -37,6 +38,8 @@ export async function openSecrets(
         `the stored MCP server secret "${row.name}" is in an unknown format`,
       );
   }
+  // Values opened for use are masked in every log line from now on.
+  registerLogSecrets(out.values());
   return out;
 }
 
