@@ -94,7 +94,11 @@ export async function connect(served: Served, key?: string): Promise<Client> {
   return client;
 }
 
-export async function execute(client: Client, code: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+export async function execute(
+  client: Client,
+  code: string,
+  timeoutMs = 120_000,
+): Promise<Record<string, unknown>> {
   const r = (await client.callTool({ name: "execute_code", arguments: { code } }, undefined, {
     timeout: timeoutMs,
   })) as { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: unknown };

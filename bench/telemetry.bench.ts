@@ -16,7 +16,16 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { startOtlpReceiver } from "../server/infra/testing/otlp-receiver";
 import { type Benchmark, type BenchReport, type BenchRow, ms, summarize } from "./harness";
-import { connect, FIVE_SEQUENTIAL, load, ONE_CALL, type Served, startServed, stats, stop } from "./served.bench";
+import {
+  connect,
+  FIVE_SEQUENTIAL,
+  load,
+  ONE_CALL,
+  type Served,
+  startServed,
+  stats,
+  stop,
+} from "./served.bench";
 
 const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
 const scaled = (n: number, min = 1) => Math.max(min, Math.round(n * SCALE));
@@ -40,7 +49,10 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
   const receiver = await startOtlpReceiver();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-bench-otel-"));
   const common = { BENCH_ACTION_TIMEOUT_MS: "10000" };
-  const off = await startServed("toolstore", { ...common, BENCH_DATABASE_URL: `file:${path.join(dir, "off.db")}` });
+  const off = await startServed("toolstore", {
+    ...common,
+    BENCH_DATABASE_URL: `file:${path.join(dir, "off.db")}`,
+  });
   const on = await startServed("toolstore", {
     ...common,
     BENCH_DATABASE_URL: `file:${path.join(dir, "on.db")}`,
@@ -54,7 +66,9 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
       on: { served: on, clients: [], samples: {}, seconds: {}, calls: {}, cpuMs: {}, failures: 0 },
     };
     for (const side of Object.values(sides)) {
-      side.clients = await Promise.all(Array.from({ length: 8 }, () => connect(side.served, side.served.keys.a)));
+      side.clients = await Promise.all(
+        Array.from({ length: 8 }, () => connect(side.served, side.served.keys.a)),
+      );
       // Warm: workers, modules, caches, the exporter's connection.
       const warm = await load(side.clients, 5, ONE_CALL);
       if (warm.failures > 0) throw new Error(`warm-up failed: ${warm.firstFailure}`);
@@ -121,7 +135,9 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
     });
     for (const side of Object.values(sides)) await Promise.all(side.clients.map((c) => c.close()));
     const machine = `${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}, shared machine; scale ${SCALE}; SQLite`;
-    return [{ title: `tracing on vs off on the served path (${rounds} interleaved rounds) [${machine}]`, rows }];
+    return [
+      { title: `tracing on vs off on the served path (${rounds} interleaved rounds) [${machine}]`, rows },
+    ];
   } finally {
     await stop(on);
     await stop(off);
@@ -130,4 +146,6 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
   }
 }
 
-export const benchmarks: Benchmark[] = [{ name: "telemetry: tracing on vs off on the served path", run: tracingOnVsOff }];
+export const benchmarks: Benchmark[] = [
+  { name: "telemetry: tracing on vs off on the served path", run: tracingOnVsOff },
+];

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import { AppError } from "../core/errors";
 import { type Db, dbTarget, targetOfDb } from "../db";
 import { loadEnv } from "../env";
+import { registerLogSecrets } from "../infra/log";
 import {
   createSecretBox,
   isSealed,
@@ -21,7 +22,6 @@ import {
   type SecretBox,
   writeKeyFile,
 } from "./secret-box";
-import { registerLogSecrets } from "../infra/log";
 
 export function toolsetSecretContext(toolsetId: string, name: string): string {
   return `toolset-env:${toolsetId}:${name}`;
@@ -127,7 +127,9 @@ export async function openEnvValue(
 ): Promise<string> {
   if (!row.secret && !isSealed(row.value)) return row.value;
   const box = await secretBoxFor(db);
-  const value = isSealed(row.value) ? box.open(row.value, toolsetSecretContext(row.toolsetId, row.name)) : row.value;
+  const value = isSealed(row.value)
+    ? box.open(row.value, toolsetSecretContext(row.toolsetId, row.name))
+    : row.value;
   // A value opened for use is masked in every log line from now on.
   registerLogSecrets([value]);
   return value;

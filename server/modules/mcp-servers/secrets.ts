@@ -6,13 +6,13 @@
  */
 import { AppError } from "../../core/errors";
 import type { Db } from "../../db";
+import { registerLogSecrets } from "../../infra/log";
 import { isSealed } from "../../services/secret-box";
 import {
   mcpSecretContext,
   MCP_PLAIN_PREFIX as PLAIN_PREFIX,
   secretBoxFor,
 } from "../../services/stored-secrets";
-import { registerLogSecrets } from "../../infra/log";
 
 /** The stored (sealed) form of a secret value. */
 export async function sealSecret(db: Db, serverId: string, name: string, value: string): Promise<string> {
