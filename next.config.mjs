@@ -16,6 +16,15 @@ const nextConfig = {
     "@jitl/quickjs-ng-wasmfile-release-sync",
     "typescript",
     "esbuild",
+    // One copy of each for every route (the OpenTelemetry context and the metrics registry are shared).
+    "prom-client",
+    "@opentelemetry/api",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/core",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/exporter-trace-otlp-proto",
+    "@opentelemetry/resources",
+    "@opentelemetry/sdk-trace",
   ],
   // Lint and type checks run in `npm test`; the build does not repeat them.
   typescript: { ignoreBuildErrors: true },

@@ -2,11 +2,16 @@
  * Next.js proxy (the file Next 16 runs before every route, on the Node.js runtime): every page,
  * asset and API route is answered only for a Host that names this server and a present Origin of
  * this site (server/http/request-guard.ts). Everything else gets 403, before any route code runs.
+ * The operations endpoints are the exception: load balancers and scrapers address an instance by
+ * its IP, they change nothing, and /metrics checks its own access (server/http/ops.ts).
  */
 import { type NextRequest, NextResponse } from "next/server";
 import { getRequestGuard, REQUEST_PATH_HEADER } from "./server/http/request-guard";
 
+const OPS_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
 export function proxy(req: NextRequest) {
+  if (OPS_PATHS.has(req.nextUrl.pathname) && req.method === "GET") return NextResponse.next();
   const verdict = getRequestGuard().check(req);
   if (!verdict.ok) {
     return new NextResponse(`Forbidden: ${verdict.reason}.\n`, {

@@ -88,6 +88,8 @@ async function serve(
       lagP99Ms,
       lagMaxMs,
       ...cpuTimes(),
+      // getrusage: every thread's time, including threads that have exited (retired workers).
+      processCpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
       ...(await stats()),
     };
     if (url.searchParams.get("reset") === "1") lag.reset();

@@ -28,7 +28,7 @@ const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
 const scaled = (n: number, min = 1) => Math.max(min, Math.round(n * SCALE));
 const DEADLINE_MS = 5_000;
 
-const ONE_CALL = `import { evaluate } from "toolstore/calculator";
+export const ONE_CALL = `import { evaluate } from "toolstore/calculator";
 export default async function () { return await evaluate({ expression: "6 * 7" }); }`;
 const TWO_SEQUENTIAL = `import { evaluate } from "toolstore/calculator";
 export default async function () {
@@ -40,7 +40,7 @@ const TWO_PARALLEL = `import { evaluate } from "toolstore/calculator";
 export default async function () {
   return await Promise.all([evaluate({ expression: "6 * 7" }), evaluate({ expression: "6 * 8" })]);
 }`;
-const FIVE_SEQUENTIAL = `import { evaluate } from "toolstore/calculator";
+export const FIVE_SEQUENTIAL = `import { evaluate } from "toolstore/calculator";
 export default async function () {
   const values = [];
   for (let i = 1; i <= 5; i++) values.push((await evaluate({ expression: \`6 * \${i}\` })).value);
@@ -55,7 +55,7 @@ const READ_GRAPH = `import { read_graph } from "toolstore/memory";
 export default async function () { return (await read_graph({})).entities.length; }`;
 const TWENTY = `export default async function () { return 20; }`;
 
-interface Served {
+export interface Served {
   url: string;
   keys: Record<string, string>;
   child: ChildProcess;
@@ -73,7 +73,7 @@ function readLine(child: ChildProcess, what: string): Promise<string> {
 
 type Flavour = "toolstore" | "baseline" | "baseline-parse" | "seed";
 
-function startServed(flavour: Flavour, env: Record<string, string>): Promise<Served> {
+export function startServed(flavour: Flavour, env: Record<string, string>): Promise<Served> {
   // BENCH_SERVED_ROOT: serve ToolStore from another checkout (e.g. the commit before a change).
   // The seed step is always this checkout's (the schema is the same).
   const root = flavour === "toolstore" ? path.resolve(process.env.BENCH_SERVED_ROOT ?? ".") : process.cwd();
@@ -129,7 +129,7 @@ async function startProduct(env: Record<string, string>, port: number): Promise<
   return { url: `http://127.0.0.1:${port}`, keys: seeded.keys, child, pid };
 }
 
-async function stop(served: Served) {
+export async function stop(served: Served) {
   if (served.child.exitCode !== null || served.child.signalCode !== null) return;
   // npm start passes SIGTERM to its serving process, which exits cleanly (profiles are written).
   served.child.kill(served.pid && served.pid !== served.child.pid ? "SIGTERM" : "SIGKILL");
@@ -157,7 +157,7 @@ function procStats(pid: number): { rss: number; threads: number; allCpuMs: numbe
   return { rss, threads: tids.length, allCpuMs: all, mainCpuMs: main };
 }
 
-async function stats(
+export async function stats(
   served: Served,
   query = "gc=1",
 ): Promise<{ rss: number; heapUsed: number; lagP99Ms: number } & Record<string, unknown>> {
@@ -165,7 +165,7 @@ async function stats(
   return (await res.json()) as { rss: number; heapUsed: number; lagP99Ms: number };
 }
 
-async function connect(served: Served, key?: string): Promise<Client> {
+export async function connect(served: Served, key?: string): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
   const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
   await client.connect(
@@ -218,7 +218,7 @@ const EXPECTED = new Map<string, string>([
  * `clients` clients each send `perClient` calls back to back; samples are per-call latencies. A
  * call fails if it errs or (for the actions in EXPECTED) returns anything but the expected result.
  */
-async function load(clients: Client[], perClient: number, code: string) {
+export async function load(clients: Client[], perClient: number, code: string) {
   const samples: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;

@@ -12,12 +12,14 @@ import { dbTarget, getDb } from "../server/db";
 import { migrateIfNeeded } from "../server/db/prepare";
 import { redactUrl } from "../server/db/provider";
 import { loadEnv, publicUrl } from "../server/env";
+import { logger } from "../server/infra/log";
 import { SOURCE_PLUGINS } from "../server/modules";
 import { issueSetupToken } from "../server/services/auth";
 import { secretBoxFor } from "../server/services/stored-secrets";
 import { buildIsCurrent, writeBuildStamp } from "./build-stamp";
 
 const root = path.resolve(import.meta.dirname, "..");
+const log = logger("start");
 const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
 function portFree(host: string, port: number): Promise<boolean> {
@@ -60,7 +62,7 @@ async function main() {
       `cannot open the database ${redactUrl(env.DATABASE_URL)}: ${error instanceof Error ? error.message.split("\n")[0] : error}; check DATABASE_URL`,
     );
   });
-  console.log(
+  log.info(
     `database: ${target.provider} ${target.provider === "sqlite" ? target.url : redactUrl(env.DATABASE_URL)}` +
       (applied.length ? ` (applied ${applied.length} migration${applied.length > 1 ? "s" : ""})` : ""),
   );
@@ -72,12 +74,12 @@ async function main() {
   // Each source with a folder (toolsets, skills) publishes it; a broken entry never stops the start.
   for (const plugin of SOURCE_PLUGINS) {
     if ("loadAtStart" in plugin && plugin.loadAtStart) {
-      console.log(await plugin.loadAtStart(db, { root, log: (line) => console.log(line) }));
+      log.info(await plugin.loadAtStart(db, { root, log: (line) => log.info(line) }));
     }
   }
 
   if (!dev && !buildIsCurrent(root)) {
-    console.log("building the console (first start or sources changed)…");
+    log.info("building the console (first start or sources changed)…");
     const build = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, stdio: "inherit" });
     if (build.status !== 0) throw new AppError("INTERNAL", "next build failed; see the output above");
     writeBuildStamp(root);
@@ -98,14 +100,21 @@ async function main() {
     env: { ...process.env, NODE_ENV: dev ? "development" : "production" },
   });
   let announced = false;
+  const json = env.TOOLSTORE_LOG_FORMAT === "json";
+  const nextLog = logger("next");
   child.stdout.on("data", (chunk: Buffer) => {
-    process.stdout.write(chunk);
+    // In JSON mode every line of Next's own output becomes a JSON line too.
+    if (!json) process.stdout.write(chunk);
+    else for (const line of chunk.toString().split("\n")) if (line.trim()) nextLog.info(line.trim());
     if (!announced && /Ready|started server|Local:/i.test(chunk.toString())) {
       announced = true;
-      console.log(`\nToolStore is serving ${url}`);
+      log.info(json ? `ToolStore is serving ${url}` : `\nToolStore is serving ${url}`, { url });
       if (setupToken) {
-        console.log("\nNo users yet. Open this one-time link to create the first admin:");
-        console.log(`  ${url}/setup?token=${encodeURIComponent(setupToken)}\n`);
+        // The one-time link is the point of this line: it is printed whole, in both formats.
+        const link = `${url}/setup?token=${encodeURIComponent(setupToken)}`;
+        if (json)
+          log.info("No users yet. Open the setup link to create the first admin.", { setup_url: link });
+        else console.log(`\nNo users yet. Open this one-time link to create the first admin:\n  ${link}\n`);
       }
     }
   });
@@ -115,6 +124,6 @@ async function main() {
 
 main().catch((error: unknown) => {
   const message = isAppError(error) ? error.message : error instanceof Error ? error.message : String(error);
-  console.error(`toolstore: ${message}`);
+  log.error(`toolstore: ${message}`);
   process.exit(1);
 });

@@ -16,6 +16,21 @@ const csv = z
       .filter(Boolean),
   );
 
+/** OTEL_TRACES_SAMPLER's values (the OpenTelemetry SDK configuration's names). */
+export const TRACES_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+
+const otlpProtocol = z
+  .enum(["", "http/protobuf", "http/json", "grpc"], { message: "use http/protobuf or http/json" })
+  .optional()
+  .refine((v) => v !== "grpc", "grpc is not supported here; use http/protobuf (port 4318) or http/json");
+
 const envSchema = z.object({
   DATABASE_URL: z.string().min(1).default("file:./.data/toolstore.db"),
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -90,6 +105,39 @@ const envSchema = z.object({
   TOOLSTORE_SMTP_FROM: z.string().min(3).default("ToolStore <toolstore@localhost>"),
   /** `off` stops this instance from sending notifications (another instance still sends them). */
   TOOLSTORE_NOTIFICATIONS: z.enum(["on", "off"], { message: "use on or off" }).default("on"),
+  /**
+   * `/metrics`: `local` (loopback clients only), `off`, or a bearer token (16+ characters) that
+   * scrapers send as `Authorization: Bearer <token>`.
+   */
+  TOOLSTORE_METRICS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const value = (v ?? "").trim() || "local";
+      if (value === "local" || value === "off") return { access: value } as const;
+      if (value.length < 16 || /\s/.test(value)) {
+        ctx.addIssue({ code: "custom", message: "use local, off, or a token of at least 16 characters" });
+        return z.NEVER;
+      }
+      return { access: "token", token: value } as const;
+    }),
+  /** Log lines as text for people (default) or one JSON object per line (`json`). */
+  TOOLSTORE_LOG_FORMAT: z.enum(["", "text", "json"], { message: "use text or json" }).optional(),
+  /** Traces are sent when one of these is set (the standard OpenTelemetry variables). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_SDK_DISABLED: z
+    .enum(["", "true", "false"], { message: "use true or false" })
+    .optional()
+    .transform((v) => v === "true"),
+  OTEL_TRACES_EXPORTER: z.enum(["", "otlp", "none"], { message: "use otlp or none" }).optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum(["", ...TRACES_SAMPLERS], { message: `use one of ${TRACES_SAMPLERS.join(", ")}` })
+    .optional(),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
 });
 

@@ -35,6 +35,7 @@ import {
   newInstanceId,
 } from "../infra/instances";
 import { dropProcessSingleton, processSingleton } from "../infra/process-singletons";
+import { processTelemetry } from "../infra/telemetry-setup";
 import { SOURCE_PLUGINS } from "../modules";
 import type { SourceContext, SourceParts, SourcePlugin } from "../modules/plugin";
 import { auditCheckpointsFor } from "../services/audit-anchor";
@@ -42,6 +43,7 @@ import { createCapabilityCategoryLookup } from "../services/capability-categorie
 import { taskLifecycle } from "../services/mcp-tasks";
 import { type Notifier, type NotifierConfig, startNotifier } from "../services/notifications/notifier";
 import { getPythonRuntime } from "../services/python-runtime";
+import { engineMetricsSource, meteredPorts } from "./engine-metrics";
 import { startInstance } from "./maintenance";
 
 export { ACTION_CONTRACT, renderModuleSignatures } from "../core/actions/contract";
@@ -150,7 +152,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
   const pool = poolFor(options);
   const python = options.python ?? createPythonRuntime();
   const runtimes: BindingRuntimes = { typescript: pool, python };
-  const ports = options.ports ?? createPrismaPorts(db, channel);
+  const ports = meteredPorts(options.ports ?? createPrismaPorts(db, channel));
   let engineRef: Engine | undefined;
   const sources = buildSources({
     db,
@@ -188,6 +190,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     lifecycle: taskLifecycle(db),
   });
   engineRef = engine;
+  const unmeter = engineMetricsSource(db, pool);
   if (options.auditCheckpoints) auditLogFor(db, { checkpoints: options.auditCheckpoints });
   const instance = await startInstance({
     db,
@@ -207,6 +210,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     plugins: SOURCE_PLUGINS,
     notifier,
     async shutdown() {
+      unmeter();
       instance.stop();
       await notifier?.stop();
       // engine.close() closes the module sources; the plug-ins' own close is for the rest.
@@ -226,6 +230,7 @@ const ENGINE = "engine";
 export function getEngine(): Promise<ServerEngine> {
   const started = processSingleton(ENGINE, () => {
     const env = loadEnv();
+    processTelemetry(env);
     return startServerEngine({
       db: getDb(),
       auditCheckpoints: auditCheckpointsFor(getDb()),

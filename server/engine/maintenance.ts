@@ -9,6 +9,7 @@ import type { Engine } from "../core/actions/engine";
 import type { Db } from "../db";
 import type { InstanceChannel } from "../infra/instance-channel";
 import { heartbeat, pruneInstances, retirePredecessors } from "../infra/instances";
+import { logger } from "../infra/log";
 import { endOrphanedTasks } from "../services/mcp-tasks";
 import { recordRegistryCapabilities } from "../services/registry-capabilities";
 
@@ -40,7 +41,7 @@ function every(ms: number, task: () => Promise<void>, label: string): NodeJS.Tim
     // A failed round is retried on the next tick; the run paths never depend on it.
     task()
       .catch((error: unknown) => {
-        console.error(`engine: ${label} failed: ${error instanceof Error ? error.message : error}`);
+        logger("engine").error(`engine: ${label} failed: ${error instanceof Error ? error.message : error}`);
       })
       .finally(() => {
         busy = false;

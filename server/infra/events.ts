@@ -7,6 +7,7 @@
 import { EventEmitter, on } from "node:events";
 import type { Db } from "../db";
 import type { InstanceChannel } from "./instance-channel";
+import { logger } from "./log";
 
 export interface LiveEvent {
   seq: number;
@@ -88,7 +89,7 @@ export function createEventBus(
         await db.event.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - KEEP_MS) } } });
       }
     } catch (error) {
-      console.error(`events: tail failed: ${error instanceof Error ? error.message : error}`);
+      logger("events").error(`events: tail failed: ${error instanceof Error ? error.message : error}`);
     } finally {
       polling = false;
       if (again && listeners > 0) void poll();

@@ -24,6 +24,7 @@ import { ACCESS_PREFIX, verifyAccessToken } from "../services/oauth/tokens";
 import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import type { McpBackend } from "./mcp-backend";
+import { traceMcpRequests } from "./mcp-trace";
 import {
   abortRequestHandler,
   checkSdkCompat,
@@ -155,6 +156,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     }
 
     const sessionHeader = req.headers.get("mcp-session-id");
+    const traced = traceMcpRequests(req, parsedBody, sessionHeader);
+    const handle = (t: Transport) => traced.handle(t, () => t.handleRequest(req, { parsedBody }));
     await routeCancellations(parsedBody, identity, sessionHeader ?? "", options.backend);
     let session: ResumedSession | null = null;
     if (sessionHeader) {
@@ -187,7 +190,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
         for (const id of ids) abortRequestHandler(served.server, id, "the client disconnected");
       };
       req.signal.addEventListener("abort", abort, { once: true });
-      const response = await served.transport.handleRequest(req, { parsedBody });
+      const response = await handle(served.transport);
       endStreamWhenCancelled(served.server, served.transport, ids);
       if (req.signal.aborted) abort();
       return response;
@@ -195,7 +198,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     const opened = await openServer(identity, session, parsedBody);
     // Closing this request's own transport aborts its handlers, as above.
     req.signal.addEventListener("abort", () => void opened.transport.close().catch(() => {}), { once: true });
-    const response = await opened.transport.handleRequest(req, { parsedBody });
+    const response = await handle(opened.transport);
     endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
     return response;
   };
@@ -243,9 +246,11 @@ interface ResumedSession {
   clientVersion: string;
 }
 
+type Transport = WebStandardStreamableHTTPServerTransport;
+
 interface ServedSession {
   server: McpServer;
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: Transport;
 }
 
 /** Sessions kept warm on one instance: at most this many, each at most this long unused. */

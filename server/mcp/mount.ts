@@ -5,6 +5,7 @@ import { loadEnv, publicUrl } from "../env";
 import { siteOfRequest } from "../http/oauth";
 import { getRequestGuard } from "../http/request-guard";
 import { processSingleton } from "../infra/process-singletons";
+import { processTelemetry } from "../infra/telemetry-setup";
 import { createMcpHttpHandler } from "./http";
 import type { McpBackend } from "./mcp-backend";
 import { createMcpBackend } from "./mcp-backend";
@@ -18,6 +19,7 @@ export function getMcpBackend(): McpBackend {
 export function getMcpHttpHandler(): (req: Request) => Promise<Response> {
   return processSingleton("mcpHttpHandler", () => {
     const env = loadEnv();
+    processTelemetry(env);
     return createMcpHttpHandler({
       db: getDb(),
       backend: getMcpBackend(),

@@ -11,6 +11,7 @@ import {
   createCheckpointWriter,
 } from "../infra/audit-checkpoint";
 import type { ChainAnchor } from "../infra/audit-verify";
+import { logger } from "../infra/log";
 import { loadSecretKeys } from "./secret-box";
 import { secretBoxConfigFor } from "./stored-secrets";
 
@@ -44,7 +45,7 @@ export function auditCheckpointsFor(
           secretKey,
           everyEntries: options.everyEntries ?? CHECKPOINT_EVERY_ENTRIES,
           everyMs: Math.round(loadEnv().TOOLSTORE_AUDIT_CHECKPOINT_SECONDS * 1000),
-          log: (line) => console.error(line),
+          log: (line) => logger("audit").error(line),
         })
       : null;
   // The write is synchronous, so it still happens on the way out (Next.js exits on SIGTERM).

@@ -11,6 +11,7 @@ import { MODES, type Mode, type Session } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
 import type { Db } from "../db";
 import { latestEventSeq } from "../infra/events";
+import { logger } from "../infra/log";
 import { processSingleton } from "../infra/process-singletons";
 import type { SessionUser } from "./auth";
 import { getConsoleClients } from "./console-clients";
@@ -161,7 +162,10 @@ export async function startPlaygroundRun(
     });
   // The result arrives through the outbox; only a failure before the run started matters here.
   finished.catch((error: unknown) => {
-    if (runId) console.error(`playground: run ${runId} failed: ${(error as Error).message}`);
+    if (runId)
+      logger("playground").error(`playground: run ${runId} failed: ${(error as Error).message}`, {
+        run_id: runId,
+      });
   });
   return { runId: await Promise.race([started, finished]), afterSeq };
 }

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import { AppError } from "../core/errors";
 import { type Db, dbTarget, targetOfDb } from "../db";
 import { loadEnv } from "../env";
+import { registerLogSecrets } from "../infra/log";
 import {
   createSecretBox,
   isSealed,
@@ -157,7 +158,12 @@ export async function openEnvValue(
 ): Promise<string> {
   if (!row.secret && !isSealed(row.value)) return row.value;
   const box = await secretBoxFor(db);
-  return isSealed(row.value) ? box.open(row.value, toolsetSecretContext(row.toolsetId, row.name)) : row.value;
+  const value = isSealed(row.value)
+    ? box.open(row.value, toolsetSecretContext(row.toolsetId, row.name))
+    : row.value;
+  // A value opened for use is masked in every log line from now on.
+  registerLogSecrets([value]);
+  return value;
 }
 
 export interface RotationResult {

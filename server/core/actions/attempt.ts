@@ -14,6 +14,7 @@ import type { PlanGrant } from "../gate/trials";
 import type { LibraryTable } from "../libraries/library-table";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool } from "../sandbox/pool";
+import { traceRun } from "../trace-spans";
 import { createAttemptJournal } from "./attempt-journal";
 import { buildEnvelope, type ObservationEnvelope } from "./envelope";
 import { executeAction } from "./execute-action";
@@ -150,6 +151,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
     );
   }
 
+  const traced = traceRun(runId, session);
   const ended = new AbortController();
   const onOuterAbort = () => ended.abort(surface?.signal?.reason);
   if (surface) surface.live = true;
@@ -171,6 +173,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
     session,
     signal: ended.signal,
     sandboxed: true,
+    trace: traced.context,
     maxCalls: plan.limits.maxCalls,
     argsBytes: plan.limits.argsBytes,
     pauseDeadline: () => {
@@ -199,6 +202,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
       signal: ended.signal,
       startedAt: plan.startedAt,
       nondet: { seed: plan.seed, clock: journalClock(plan.entries) },
+      trace: traced.context,
     });
   } catch (error) {
     envelope = buildEnvelope({
@@ -216,6 +220,11 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
   }
 
   const halt = journal.halted();
+  traced.finish({
+    ok: envelope.ok && !halt,
+    errorKind: halt ? halt.kind : envelope.error?.kind,
+    calls: engineRun.calls.length,
+  });
   const audited = Promise.all([created, engineRun.recorded()]);
   audited.catch(() => undefined);
   if (halt?.kind === "parked" || halt?.kind === "lease_lost") {

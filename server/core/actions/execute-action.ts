@@ -12,6 +12,8 @@ import { splitImports, withLibraries } from "../libraries/mount";
 import type { SandboxLimits } from "../sandbox/limits";
 import type { HostCallControl, SandboxPool, SandboxRunResult } from "../sandbox/pool";
 import type { GuestNondet } from "../sandbox/protocol";
+import { type TraceContext, telemetry } from "../telemetry";
+import { traceSandbox } from "../trace-spans";
 import { buildEnvelope, type EnvelopeError, type ObservationEnvelope } from "./envelope";
 import type { RunStore } from "./ports";
 import { checkActionSource } from "./static-check";
@@ -39,6 +41,8 @@ export interface ExecuteActionInput {
   startedAt: number;
   /** The guest's random seed and the clock readings to replay (a durable run). */
   nondet?: GuestNondet;
+  /** The run's trace context: the sandbox span is its child. */
+  trace?: TraceContext;
 }
 
 /** Fair share is per API key, else per user (console, CLI), else per session. */
@@ -81,6 +85,9 @@ export async function executeAction(
   }
   const { modules, libraries } = splitImports(check.imports, mounted, deps.libraries);
 
+  const sandbox = run.trace
+    ? telemetry().run(run.trace, () => traceSandbox(() => deps.clock.now()))
+    : traceSandbox(() => deps.clock.now());
   const outcome = await deps.pool.runAction({
     code: run.code,
     input: run.input ?? null,
@@ -91,6 +98,7 @@ export async function executeAction(
     fairnessKey: fairnessKey(run.session),
     ...(run.nondet ? { nondet: run.nondet } : {}),
     onQueued: (queued) => {
+      sandbox.queued(queued);
       // Shown as `queued` while the run waits for a sandbox; a failed write only loses the label.
       deps.runs.setQueued(run.runId, queued).catch(() => {});
     },
@@ -106,6 +114,7 @@ export async function executeAction(
       }
     },
   });
+  sandbox.end({ ok: outcome.ok, errorKind: outcome.error?.kind, logs: outcome.logs.length });
 
   return buildEnvelope({
     ...readResult(outcome),

@@ -63,7 +63,10 @@ export async function replayFromJournal(
     });
   }
   if (prior.state === "waiting" && prior.approvalId) {
-    const outcome = await ctx.deps.gate.resumeApproval(ctx.subject(), prior.approvalId, call.snapshot);
+    const outcome = await ctx.deps.gate.resumeApproval(ctx.subject(), prior.approvalId, call.snapshot, {
+      name: call.cap.name,
+      category: call.cap.spec.category,
+    });
     // The call that waited: now decided, it runs live.
     return ctx.decided(call, outcome);
   }

@@ -75,6 +75,7 @@ export function createCallSteps(
   async function decided(call: CallContext, outcome: GateOutcome, replayed = false): Promise<unknown> {
     const { cap, name } = call;
     const decidedMs = deps.clock.now() - call.started;
+    call.traced?.decided(outcome);
     const allowed = outcome.decision === "allow";
     const planned = shared.planner !== null && outcome.decision === "blocked";
     if (planned) outcome.reason = PLANNED_REASON;

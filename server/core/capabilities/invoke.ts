@@ -8,6 +8,8 @@ import { AppError, isAppError } from "../errors";
 import type { Gate, GateOutcome } from "../gate/gate";
 import type { Clock, DecisionSink, EngineEvent, EventPublisher, GateVerdict } from "../gate/ports";
 import type { PlanGrant } from "../gate/trials";
+import type { TraceContext } from "../telemetry";
+import { type TracedCall, traceCall } from "../trace-spans";
 import { replayFromJournal } from "./invoke-replay";
 import { createCallSteps, type SharedRunState } from "./invoke-steps";
 import { divergedMessage, type JournalEntry, JournaledError, type RunJournal } from "./journal";
@@ -57,6 +59,8 @@ export interface EngineRunInit {
   signal: AbortSignal;
   /** An action in the sandbox (its run id is persisted with decisions and approvals) or a direct call. */
   sandboxed: boolean;
+  /** The run's trace context: each call's span is its child (the sandbox's messages carry no context). */
+  trace?: TraceContext;
   /** Capability calls allowed in this run (nested calls count). Default unlimited. */
   maxCalls?: number;
   /** Characters of JSON arguments per call. */
@@ -139,6 +143,7 @@ export interface CallContext {
   site: CallSite | undefined;
   clock: number[] | undefined;
   started: number;
+  traced?: TracedCall | undefined;
 }
 
 export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRun {
@@ -179,6 +184,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     takeSnapshot: () => ArgsSnapshot,
     site?: CallSite,
     clock?: number[],
+    traced?: TracedCall,
   ): Promise<unknown> {
     // The call's place in the run is taken before anything async: it is the guest's call order.
     const seq = ++callSeq;
@@ -193,6 +199,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
       throw invalid(seq, name, null, error, elapsed());
     }
     const category = cap.spec.category;
+    traced?.category(category);
     attempted += 1;
     try {
       snapshot = takeSnapshot();
@@ -200,7 +207,7 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     } catch (error) {
       throw invalid(seq, name, category, error, elapsed());
     }
-    const call: CallContext = { seq, name, cap, snapshot, site, clock, started };
+    const call: CallContext = { seq, name, cap, snapshot, site, clock, started, traced };
     const prior = journal?.entry(seq);
     if (prior && journal) {
       if (prior.capability !== cap.name || prior.argsHash !== snapshot.hash) {
@@ -268,18 +275,15 @@ export function createEngineRun(deps: InvokeDeps, init: EngineRunInit): EngineRu
     calls,
     plan: planner?.calls ?? [],
     images,
-    invoke: (name, args) =>
-      invokeWith(
-        name,
-        takeNow(() => snapshotArgs(args, argsLimit)),
-      ),
-    invokeJson: (name, argsJson, site, clock) =>
-      invokeWith(
-        name,
-        takeNow(() => snapshotFromJson(argsJson, argsLimit)),
-        site,
-        clock,
-      ),
+    invoke: (name, args) => {
+      const take = takeNow(() => snapshotArgs(args, argsLimit));
+      // From an impl (a nested call) or a surface: under the active span.
+      return traceCall(undefined, name, (traced) => invokeWith(name, take, undefined, undefined, traced));
+    },
+    invokeJson: (name, argsJson, site, clock) => {
+      const take = takeNow(() => snapshotFromJson(argsJson, argsLimit));
+      return traceCall(init.trace, name, (traced) => invokeWith(name, take, site, clock, traced));
+    },
     reportImage(image) {
       images.push({ asset_id: image.asset_id, mime: image.mime, width: image.width, height: image.height });
     },

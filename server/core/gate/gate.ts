@@ -5,6 +5,7 @@
  */
 import type { ArgsSnapshot } from "../capabilities/snapshot";
 import type { Category, JsonObject, Session } from "../capabilities/types";
+import { traceApprovalWait } from "../trace-spans";
 import type { ApprovalService } from "./approvals";
 import { evaluateGate } from "./evaluate";
 import type { ApprovalRecord, Clock, EngineEvent, GateVerdict, GrantStore, RuleSource } from "./ports";
@@ -65,7 +66,12 @@ export interface Gate {
    * The outcome of an approval requested by an earlier attempt of the run (a replay reaches the
    * call that waited): waits for it if still pending, then consumes it as `check` would.
    */
-  resumeApproval(subject: GateSubject, approvalId: string, snapshot: ArgsSnapshot): Promise<GateOutcome>;
+  resumeApproval(
+    subject: GateSubject,
+    approvalId: string,
+    snapshot: ArgsSnapshot,
+    capability: Pick<GateCapability, "name" | "category">,
+  ): Promise<GateOutcome>;
   readonly approvals: ApprovalService;
 }
 
@@ -133,26 +139,30 @@ export function createGate(deps: GateDeps): Gate {
         subject.emit,
       ));
     await subject.onApprovalRequested?.(approval);
-    return settleApproval(subject, approval.id, snapshot, evaluation.ruleId, budget);
+    return settleApproval(subject, approval.id, capability, snapshot, evaluation.ruleId, budget);
   }
 
   /** Waits for the human (pausing the action's deadline), then consumes the answer once. */
   async function settleApproval(
     subject: GateSubject,
     approvalId: string,
+    capability: Pick<GateCapability, "name" | "category">,
     snapshot: ArgsSnapshot,
     ruleId: string | null,
     budget: { budget?: BudgetHit } = {},
   ): Promise<GateOutcome> {
     const resume = subject.pauseDeadline?.();
-    let final: ApprovalRecord;
+    const waiting = traceApprovalWait(approvalId, capability, () => deps.clock.now());
+    let answered: ApprovalRecord | undefined;
     try {
       const wait = (detach?: AbortSignal) =>
         deps.approvals.wait(approvalId, subject.signal, subject.emit, detach);
-      final = subject.awaitApproval ? await subject.awaitApproval(approvalId, wait) : await wait();
+      answered = subject.awaitApproval ? await subject.awaitApproval(approvalId, wait) : await wait();
     } finally {
       resume?.();
+      waiting.end(subject.signal.aborted ? "cancelled" : (answered?.status ?? "parked"));
     }
+    const final = answered;
     const outcome = (decision: GateVerdict, reason: string): GateOutcome => ({
       decision,
       reason,
@@ -174,7 +184,8 @@ export function createGate(deps: GateDeps): Gate {
 
   return {
     check,
-    resumeApproval: (subject, approvalId, snapshot) => settleApproval(subject, approvalId, snapshot, null),
+    resumeApproval: (subject, approvalId, snapshot, capability) =>
+      settleApproval(subject, approvalId, capability, snapshot, null),
     approvals: deps.approvals,
   };
 }

@@ -10,6 +10,8 @@
  * boundary; a failed call is a value with one of the codes below, never an exception.
  */
 import { isAppError } from "../errors";
+import { telemetry } from "../telemetry";
+import { traceEgress } from "../trace-spans";
 import {
   createEgressFetch,
   type EgressOptions,
@@ -82,6 +84,8 @@ export function createBindingHost(options: BindingHostOptions): BindingHost {
     (value) => value.length > 0,
   );
   const nonce = newSecretNonce();
+  // The call that runs the binding: its requests arrive from a worker, outside its async context.
+  const traceParent = telemetry().current();
   const egress = createEgressFetch({ ...options, nonce });
   let fetches = 0;
   const env: Record<string, string> = { ...(options.env ?? {}) };
@@ -102,15 +106,20 @@ export function createBindingHost(options: BindingHostOptions): BindingHost {
     const ownTimeout =
       typeof timeoutMs === "number" && timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
     const bounded = ownTimeout && signal ? AbortSignal.any([signal, ownTimeout]) : (ownTimeout ?? signal);
+    let span: ReturnType<typeof traceEgress> | undefined;
     try {
       const outgoing: HostFetchRequest = {
         url: plain.url,
         method: plain.method ?? "GET",
-        headers: plain.headers ?? {},
+        headers: { ...plain.headers },
         ...(plain.body === undefined ? {} : { body: plain.body }),
       };
-      return { ok: true, value: await egress(outgoing, bounded) };
+      span = traceEgress(traceParent, outgoing);
+      const response = await egress(outgoing, bounded);
+      span.end(response.status);
+      return { ok: true, value: response };
     } catch (error) {
+      span?.end(null, error instanceof Error ? error.name : "fetch_failed");
       const message = redact(error instanceof Error ? error.message : String(error));
       // The request's own timeout, however the fetch under egress reported the abort.
       const code = timedOut(error) || ownTimeout?.aborted ? "timeout" : "fetch_failed";

@@ -68,7 +68,7 @@ export interface ConnectionManager {
     config: ConnectionConfig,
     tool: string,
     args: Record<string, unknown>,
-    options?: { signal?: AbortSignal; expectHash?: string },
+    options?: { signal?: AbortSignal; expectHash?: string; meta?: Record<string, string> | undefined },
   ): Promise<CallToolResult>;
   /** Connects (if needed) and lists the tools; also hands them to onTools. */
   listTools(config: ConnectionConfig): Promise<UpstreamTool[]>;
@@ -109,6 +109,7 @@ async function callOnConnection(
   tool: string,
   args: Record<string, unknown>,
   signal: AbortSignal | undefined,
+  meta?: Record<string, string>,
 ): Promise<CallToolResult> {
   c.inflight += 1;
   c.lastUsed = Date.now();
@@ -118,7 +119,9 @@ async function callOnConnection(
   signal?.addEventListener("abort", onAbort, { once: true });
   if (signal?.aborted) cancel.abort(signal.reason);
   try {
-    return (await c.client.callTool({ name: tool, arguments: args }, undefined, {
+    // `_meta` carries the W3C trace context (SEP-414) when traces are on.
+    const params = meta ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args };
+    return (await c.client.callTool(params, undefined, {
       timeout: c.config.callTimeoutMs,
       signal: cancel.signal,
     })) as CallToolResult;
@@ -282,13 +285,13 @@ export function createConnectionManager(options: ConnectionManagerOptions = {}):
 
   return {
     async callTool(config, tool, args, callOptions = {}) {
-      const { signal, expectHash } = callOptions;
+      const { signal, expectHash, meta } = callOptions;
       const c = await connected(config, signal);
       if (Date.now() - c.listedAt > relistMs) await syncTools(c);
       const listed = c.toolHashes.get(tool);
       if (expectHash && listed !== expectHash) throw toolChangedError(config, tool, listed);
       try {
-        const result = await callOnConnection(c, tool, args, signal);
+        const result = await callOnConnection(c, tool, args, signal, meta);
         stateOf(config.name).crashes = 0;
         return result;
       } catch (error) {

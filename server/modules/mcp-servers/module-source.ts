@@ -16,6 +16,7 @@ import { openSecrets, resolveSecretPlaceholders } from "./secrets";
 import { CONNECTION_FIELDS, setServerStatus, wireName } from "./servers";
 import { syncServerTools } from "./sync-tools";
 import { reauthorizeError, upstreamOAuthFetch } from "./upstream-oauth";
+import { traceUpstreamCall } from "./upstream-trace";
 
 export interface McpModuleSourceOptions {
   db: Db;
@@ -167,10 +168,21 @@ export function createMcpModuleSource(options: McpModuleSourceOptions): McpModul
         versionHash: tool.hash,
         impl: async (run, args) => {
           const config = await connectionConfigOf(db, row, options.cwd);
-          const result = await manager.callTool(config, tool.name, args, {
-            signal: run.signal,
-            expectHash: tool.hash,
+          const traced = traceUpstreamCall(config, tool.name, {
+            name: wire,
+            category: tool.acceptedCategory as Category,
           });
+          const result = await manager
+            .callTool(config, tool.name, args, {
+              signal: run.signal,
+              expectHash: tool.hash,
+              meta: traced.meta,
+            })
+            .catch((error: unknown) => {
+              traced.end(undefined, error);
+              throw error;
+            });
+          traced.end(result);
           return mapToolResult(result, run, options.assets);
         },
       });

@@ -6,6 +6,7 @@
  */
 import { AppError } from "../../core/errors";
 import type { Db } from "../../db";
+import { registerLogSecrets } from "../../infra/log";
 import { isSealed } from "../../services/secret-box";
 import {
   mcpSecretContext,
@@ -37,6 +38,8 @@ export async function openSecrets(
         `the stored MCP server secret "${row.name}" is in an unknown format`,
       );
   }
+  // Values opened for use are masked in every log line from now on.
+  registerLogSecrets(out.values());
   return out;
 }
 

@@ -4,6 +4,7 @@
  */
 import { formatSkillDiagnostic, listSkillFolders, type SkillDiagnostic } from "../../core/skills";
 import type { Db } from "../../db";
+import { logger } from "../../infra/log";
 import { type FolderFailure, type FolderSyncResult, loadFolderAtStart, publishFolders } from "../folder-sync";
 import { type PublishSkillResult, publishSkill } from "./publish-skill";
 
@@ -20,7 +21,11 @@ export function syncSkillsFolder(db: Db, root: string): Promise<SkillSyncResult>
  * Publishes every skill folder under `dir` (unchanged ones are no-ops). A broken skill is
  * reported with file:line and a fix and skipped; the other skills still load.
  */
-export function loadSkillsFolder(db: Db, dir: string, log: (line: string) => void = console.log) {
+export function loadSkillsFolder(
+  db: Db,
+  dir: string,
+  log: (line: string) => void = (line) => logger("skills").info(line),
+) {
   return loadFolderAtStart(
     dir,
     { none: "no skills", envVar: "TOOLSTORE_SKILLS_DIR", failed: (name) => `skill ${name} was not loaded:` },

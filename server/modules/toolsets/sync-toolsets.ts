@@ -4,6 +4,7 @@
  */
 import { formatDiagnostic, listToolsetFolders, type ToolsetDiagnostic } from "../../core/toolsets";
 import type { Db } from "../../db";
+import { logger } from "../../infra/log";
 import { type FolderFailure, type FolderSyncResult, loadFolderAtStart, publishFolders } from "../folder-sync";
 import { type PublishOrigin, type PublishResult, publishToolset } from "./publish-toolset";
 
@@ -24,7 +25,11 @@ export function syncToolsetsFolder(
  * Publishes every toolset folder under `dir` (unchanged ones are no-ops). A broken toolset is
  * reported with file:line and skipped; it never stops the start. Returns the one-line summary.
  */
-export function loadToolsetsFolder(db: Db, dir: string, log: (line: string) => void = console.log) {
+export function loadToolsetsFolder(
+  db: Db,
+  dir: string,
+  log: (line: string) => void = (line) => logger("toolsets").info(line),
+) {
   return loadFolderAtStart(
     dir,
     {

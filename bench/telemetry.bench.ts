@@ -1,0 +1,151 @@
+/**
+ * Tracing on vs off on the served path (issue #29: under 10% more with traces on). Two ToolStore
+ * processes as bench/served.bench.ts serves them (the real MCP HTTP handler, SQLite file, gate,
+ * sandbox pool, audit), side by side: one without OTEL_* (metrics only, the default), one with
+ * OTEL_EXPORTER_OTLP_ENDPOINT pointing at an OTLP/HTTP receiver in this process (http/protobuf,
+ * the batching exporter, every span decoded here). The same actions run against both in
+ * interleaved rounds, the order flipped each round; latency, throughput and the server's CPU
+ * time per action are reported as ratios, with the spans received per action as the proof that
+ * tracing was on.
+ *
+ * Sizes: BENCH_SERVED_SCALE=0.1 shrinks the counts (a quick look); 1 is the full run.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { startOtlpReceiver } from "../server/infra/testing/otlp-receiver";
+import { type Benchmark, type BenchReport, type BenchRow, ms, summarize } from "./harness";
+import {
+  connect,
+  FIVE_SEQUENTIAL,
+  load,
+  ONE_CALL,
+  type Served,
+  startServed,
+  stats,
+  stop,
+} from "./served.bench";
+
+const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
+const scaled = (n: number, min = 1) => Math.max(min, Math.round(n * SCALE));
+const ratio = (a: number, b: number) => `${(a / b).toFixed(3)}×`;
+
+interface Side {
+  served: Served;
+  clients: Client[];
+  samples: Record<string, number[]>;
+  seconds: Record<string, number>;
+  calls: Record<string, number>;
+  cpuMs: Record<string, number>;
+  failures: number;
+}
+
+async function cpu(served: Served): Promise<number> {
+  return Number((await stats(served, "")).processCpuMs);
+}
+
+async function tracingOnVsOff(): Promise<BenchReport[]> {
+  const receiver = await startOtlpReceiver();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-bench-otel-"));
+  const common = { BENCH_ACTION_TIMEOUT_MS: "10000" };
+  const off = await startServed("toolstore", {
+    ...common,
+    BENCH_DATABASE_URL: `file:${path.join(dir, "off.db")}`,
+  });
+  const on = await startServed("toolstore", {
+    ...common,
+    BENCH_DATABASE_URL: `file:${path.join(dir, "on.db")}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+    OTEL_SERVICE_NAME: "toolstore-bench",
+  });
+  try {
+    const sides: Record<"off" | "on", Side> = {
+      off: { served: off, clients: [], samples: {}, seconds: {}, calls: {}, cpuMs: {}, failures: 0 },
+      on: { served: on, clients: [], samples: {}, seconds: {}, calls: {}, cpuMs: {}, failures: 0 },
+    };
+    for (const side of Object.values(sides)) {
+      side.clients = await Promise.all(
+        Array.from({ length: 8 }, () => connect(side.served, side.served.keys.a)),
+      );
+      // Warm: workers, modules, caches, the exporter's connection.
+      const warm = await load(side.clients, 5, ONE_CALL);
+      if (warm.failures > 0) throw new Error(`warm-up failed: ${warm.firstFailure}`);
+    }
+    const shapes = [
+      ["1 client, one call", 1, ONE_CALL],
+      ["8 clients, one call", 8, ONE_CALL],
+      ["1 client, five calls", 1, FIVE_SEQUENTIAL],
+    ] as const;
+    const rounds = scaled(6, 2);
+    const spansBefore = receiver.spans.length;
+    let actionsOn = 0;
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? (["off", "on"] as const) : (["on", "off"] as const);
+      for (const [label, n, code] of shapes) {
+        const perClient = Math.max(3, Math.round(scaled(120) / n));
+        for (const name of order) {
+          const side = sides[name];
+          const cpuBefore = await cpu(side.served);
+          const r = await load(side.clients.slice(0, n), perClient, code);
+          side.cpuMs[label] = (side.cpuMs[label] ?? 0) + (await cpu(side.served)) - cpuBefore;
+          side.samples[label] = [...(side.samples[label] ?? []), ...r.samples];
+          side.seconds[label] = (side.seconds[label] ?? 0) + r.seconds;
+          side.calls[label] = (side.calls[label] ?? 0) + r.samples.length;
+          side.failures += r.failures;
+          if (name === "on") actionsOn += r.samples.length;
+        }
+      }
+    }
+    // Let the batching exporter send the last spans (its delay is 5 s).
+    await new Promise((r) => setTimeout(r, 6_000));
+    const spansPerAction = (receiver.spans.length - spansBefore) / Math.max(1, actionsOn);
+
+    const rows: BenchRow[] = [];
+    for (const [label] of shapes) {
+      const o = summarize(sides.on.samples[label] ?? []);
+      const f = summarize(sides.off.samples[label] ?? []);
+      const onRps = (sides.on.calls[label] ?? 0) / (sides.on.seconds[label] ?? 1);
+      const offRps = (sides.off.calls[label] ?? 0) / (sides.off.seconds[label] ?? 1);
+      const onCpu = (sides.on.cpuMs[label] ?? 0) / (sides.on.calls[label] ?? 1);
+      const offCpu = (sides.off.cpuMs[label] ?? 0) / (sides.off.calls[label] ?? 1);
+      rows.push(
+        {
+          metric: `${label}: p50 on / off`,
+          value: `${ms(o.p50)} / ${ms(f.p50)}`,
+          note: `ratio ${ratio(o.p50, f.p50)} (goal < 1.10×); p99 ${ms(o.p99)} / ${ms(f.p99)}`,
+        },
+        {
+          metric: `${label}: req/s on / off`,
+          value: `${onRps.toFixed(0)} / ${offRps.toFixed(0)}`,
+          note: `ratio ${ratio(onRps, offRps)} (goal > 0.91×)`,
+        },
+        {
+          metric: `${label}: server CPU per action on / off`,
+          value: `${ms(onCpu)} / ${ms(offCpu)}`,
+          note: `ratio ${ratio(onCpu, offCpu)} (the whole process, workers included: getrusage)`,
+        },
+      );
+    }
+    rows.push({
+      metric: "spans received per traced action",
+      value: spansPerAction.toFixed(1),
+      note: `${receiver.spans.length} spans in ${receiver.bodies.length} OTLP requests (${receiver.contentTypes[0] ?? "none"}); failures on ${sides.on.failures} / off ${sides.off.failures}`,
+    });
+    for (const side of Object.values(sides)) await Promise.all(side.clients.map((c) => c.close()));
+    const machine = `${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}, shared machine; scale ${SCALE}; SQLite`;
+    return [
+      { title: `tracing on vs off on the served path (${rounds} interleaved rounds) [${machine}]`, rows },
+    ];
+  } finally {
+    await stop(on);
+    await stop(off);
+    await receiver.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const benchmarks: Benchmark[] = [
+  { name: "telemetry: tracing on vs off on the served path", run: tracingOnVsOff },
+];
