@@ -195,16 +195,43 @@ test("[APPROVALS]: D on the focused card denies; the action sees permission_deni
   await context.close();
 });
 
-test("[PLAYGROUND]: plan mode blocks the write without asking", async ({ browser }) => {
+test("[PLAYGROUND]: plan mode is a dry run; its plan is approved once in the queue and then runs", async ({
+  browser,
+}) => {
   const { page, context } = await adminContext(browser);
   await openPlayground(page);
   await prepare(page, "Read, then write (asks for approval)", "plan");
   await page.getByRole("button", { name: "Run", exact: true }).click();
   await expect(row(page, "store.list").getByTestId("decision")).toHaveText("allowed");
   await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("blocked");
-  await expect(page.getByTestId("run-status")).toContainText("threw");
-  await expect(page.getByTestId("pane-error")).toContainText("blocked_in_plan_mode");
-  await screenshot(page, "playground-plan-blocked");
+  await expect(row(page, "assets.save")).toContainText("planned: not run in plan mode");
+  await expect(page.getByTestId("run-status")).toContainText("ok");
+  const plan = page.getByTestId("plan-card");
+  await expect(plan).toContainText("Plan: 1 call not run");
+  await expect(plan.getByTestId("plan-call")).toHaveCount(1);
+  await expect(plan.getByTestId("plan-call")).toContainText("assets.save");
+  await expect(plan.getByTestId("plan-call")).toContainText("toolstore-mark");
+  await screenshot(page, "playground-plan");
+
+  // One approval for the whole plan, in the queue on the second page.
+  const queue = second.page;
+  await queue.goto("/approvals");
+  await expect(queue.getByTestId("live-status")).toContainText("live");
+  await plan.getByRole("button", { name: "Ask to run this plan" }).click();
+  await expect(plan).toContainText("Waiting for approval of the plan");
+  const card = queue.locator("article", { hasText: "toolstore.plan" }).first();
+  await expect(card).toBeVisible();
+  await expect(card).toContainText("assets.save");
+  await expect(card).toContainText("toolstore-mark");
+  await screenshot(queue, "approvals-plan");
+  await card.getByRole("button", { name: "Allow once" }).click();
+
+  // The approved run: the planned write runs under the plan, without asking again.
+  await expect(row(page, "assets.save").getByTestId("decision")).toHaveText("allowed");
+  await expect(row(page, "assets.save")).toContainText("covered by the approved plan");
+  await expect(page.getByTestId("run-status")).toContainText("ok");
+  await expect(page.getByTestId("pane-result")).toContainText("saved");
+  await expect(page.getByTestId("plan-card")).toHaveCount(0);
   await context.close();
 });
 

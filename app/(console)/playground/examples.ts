@@ -27,7 +27,7 @@ export default async function () {
   const { tools } = await list();
   console.log(\`\${tools.length} modules mounted\`);
 
-  // A write capability: waits for Allow / Deny in default mode, blocked in plan mode.
+  // A write capability: waits for Allow / Deny in default mode; in plan mode it is planned, not run.
   const image = await save({ name: "toolstore-mark", data_base64: "${MARK_PNG}" });
   return { modules: tools.map((t) => t.name), saved: image.asset_id };
 }

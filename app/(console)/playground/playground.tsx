@@ -15,6 +15,7 @@ import { useUiClient } from "../_run/use-ui-client";
 import type { CodeEditorHandle } from "./code-editor";
 import { EXAMPLES } from "./examples";
 import { ModuleList } from "./module-list";
+import { PlanCard } from "./plan-card";
 import { type Phase, usePlaygroundRun } from "./use-playground-run";
 
 const CodeEditor = dynamic(() => import("./code-editor"), {
@@ -109,6 +110,7 @@ export function Playground({
       )}
       {action.startError && <ErrorNote error={action.startError} />}
       {action.cancelError && <ErrorNote error={action.cancelError} />}
+      {action.planError && <ErrorNote error={action.planError} />}
       <div className="pg-panes">
         <section className="pane pane-editor" aria-label="Editor">
           <div className="pane-body editor-host">
@@ -147,6 +149,14 @@ export function Playground({
           </div>
           {running && <div className="progress" role="progressbar" aria-label="Action running" />}
           <div className="pane-body" aria-live="polite">
+            {phase === "finished" && envelope?.plan && envelope.plan.calls.length > 0 && (
+              <PlanCard
+                plan={envelope.plan}
+                canRun={canRun}
+                asking={action.planAsking}
+                onAsk={() => envelope.plan && action.runPlan(envelope.plan.id)}
+              />
+            )}
             <Timeline
               rows={action.rows}
               panes={panes}

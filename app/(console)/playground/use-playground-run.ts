@@ -35,15 +35,18 @@ export function usePlaygroundRun({
   const [startedAt, setStartedAt] = useState<number | null>(null);
 
   const cancel = useMutation(trpc.playground.cancel.mutationOptions());
+  const follow = (started: { runId: string; afterSeq: number }) => {
+    setRows([]);
+    setEnvelope(null);
+    setTarget(started);
+    setStartedAt(Date.now());
+    setPhase("running");
+  };
   const start = useMutation(
-    trpc.playground.run.mutationOptions({
-      onSuccess: (started) => {
-        setTarget(started);
-        setPhase("running");
-      },
-      onError: () => setPhase("idle"),
-    }),
+    trpc.playground.run.mutationOptions({ onSuccess: follow, onError: () => setPhase("idle") }),
   );
+  // Resolves once a human allowed the plan and its run started; the plan card stays meanwhile.
+  const plan = useMutation(trpc.playground.runPlan.mutationOptions({ onSuccess: follow }));
 
   useSubscription(
     trpc.runs.watch.subscriptionOptions(target ?? skipToken, {
@@ -80,6 +83,10 @@ export function usePlaygroundRun({
     envelope,
     startedAt,
     run,
+    /** Asks the approval queue for the finished plan-mode run's plan, then follows its run. */
+    runPlan: (planId: string) => !plan.isPending && plan.mutate({ planId, mode }),
+    planAsking: plan.isPending,
+    planError: plan.error,
     cancel: () => target && cancel.mutate({ runId: target.runId }),
     cancelling: cancel.isPending,
     startError: start.error,

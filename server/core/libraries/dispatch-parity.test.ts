@@ -104,10 +104,12 @@ export default async () => { let n = 1; for (let i = 0; i < 10; i++) n = double(
 import { read, write } from "toolstore/canary";
 export default async () => {
   const r = await apply(read, { value: "via library" });
-  try { await apply(write, { value: "blocked" }); return "wrote"; } catch (e) { return [r.category, e.error]; }
+  const w = await apply(write, { value: "planned" });
+  return [r.category, w.planned, w.capability];
 };`,
     });
-    expect(envelope.result).toEqual(["read", "blocked_in_plan_mode"]);
+    // Plan mode is a dry run: the write does not run and the library gets the planned marker.
+    expect(envelope.result).toEqual(["read", true, "canary.write"]);
     expect(envelope.calls.map((c) => [c.capability, c.decision])).toEqual([
       ["canary.read", "allow"],
       ["canary.write", "blocked"],
