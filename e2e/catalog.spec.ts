@@ -250,6 +250,15 @@ test("[RULES]: a rule with an argument condition decides a tested call, and says
   await page.getByLabel("Argument path 1").fill("event");
   await page.getByLabel("Operator 1").selectOption("startsWith");
   await page.getByLabel("Value 1").fill("build.");
+  // Before saving: what the draft would have decided over the recorded calls. The Try it of
+  // webhook.send above (event "build.requested", default mode) asked; this rule would allow it.
+  await page.getByRole("button", { name: "What would this change?" }).click();
+  const whatIf = page.getByTestId("what-if");
+  await expect(whatIf.getByTestId("what-if-changed")).toContainText(/\d+ decisions? would change/);
+  await expect(
+    whatIf.getByTestId("what-if-change").filter({ hasText: "webhook.send" }).first(),
+  ).toContainText("ask → allow");
+  await screenshot(page, "rules-what-if");
   await page.getByRole("button", { name: "Add rule" }).click();
   await expect(page.getByTestId("rule-row")).toContainText("webhook.*");
   await expect(page.getByTestId("rule-row")).toContainText('starts with "build."');

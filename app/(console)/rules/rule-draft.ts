@@ -5,6 +5,13 @@
 import type { JsonValue as Json } from "@/server/core/capabilities/types";
 import type { BudgetPeriod, RuleEffect as Effect, ConditionOp as Op } from "@/server/core/gate/terms";
 
+export const BUDGET_LABEL: Record<BudgetPeriod, string> = {
+  run: "per run",
+  session: "per session",
+  hour: "per key per hour",
+  day: "per key per day",
+};
+
 export const OP_LABEL: Record<Op, string> = {
   eq: "equals",
   neq: "does not equal",

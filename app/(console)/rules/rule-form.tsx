@@ -14,6 +14,7 @@ import { ErrorNote } from "../../_components/error-note";
 import { TextField } from "../../_components/text-field";
 import { type RouterOutputs, useTRPC } from "../../_lib/trpc";
 import {
+  BUDGET_LABEL,
   type ConditionDraft,
   EMPTY_RULE,
   fromDraft,
@@ -22,6 +23,7 @@ import {
   type RuleDraft,
   toDraft,
 } from "./rule-draft";
+import { WhatIfPreview } from "./what-if";
 
 export type RuleView = RouterOutputs["rules"]["list"][number];
 
@@ -134,6 +136,7 @@ export function RuleForm({
         <input type="checkbox" checked={draft.enabled} onChange={(e) => set({ enabled: e.target.checked })} />
         Enabled
       </label>
+      <WhatIfPreview editingId={editing?.id} draft={() => fromDraft(draft)} />
       <ErrorNote error={error} />
       <div className="row">
         <button className="btn btn-primary" type="submit" disabled={busy}>
@@ -148,13 +151,6 @@ export function RuleForm({
     </form>
   );
 }
-
-const PER_LABEL: Record<BudgetPeriod, string> = {
-  run: "per run",
-  session: "per session",
-  hour: "per key per hour",
-  day: "per key per day",
-};
 
 /** Log-only, a budget, and example calls the rule must and must not match (checked on save). */
 function TrialFields({ draft, set }: { draft: RuleDraft; set: (change: Partial<RuleDraft>) => void }) {
@@ -184,7 +180,7 @@ function TrialFields({ draft, set }: { draft: RuleDraft; set: (change: Partial<R
             >
               {BUDGET_PERIODS.map((p) => (
                 <option key={p} value={p}>
-                  {PER_LABEL[p]}
+                  {BUDGET_LABEL[p]}
                 </option>
               ))}
             </select>

@@ -10,7 +10,7 @@ import { EmptyState } from "../../_components/empty-state";
 import { ErrorNote } from "../../_components/error-note";
 import { RelativeTime } from "../../_components/relative-time";
 import { useTRPC } from "../../_lib/trpc";
-import { OP_LABEL } from "./rule-draft";
+import { BUDGET_LABEL, OP_LABEL } from "./rule-draft";
 import { RuleForm, type RulePrefill, type RuleView } from "./rule-form";
 
 export function RulesAdmin({ canEdit, prefill }: { canEdit: boolean; prefill?: RulePrefill }) {
@@ -108,13 +108,31 @@ function RulesTable({
       rowKey={(r) => r.id}
       rowProps={(r) => ({ className: enabled(r) ? undefined : "rule-off", "data-testid": "rule-row" })}
       columns={[
-        { label: "Effect", cell: (r) => <span className={`effect effect-${r.effect}`}>{r.effect}</span> },
+        {
+          label: "Effect",
+          cell: (r) => (
+            <>
+              <span className={`effect effect-${r.effect}`}>{r.effect}</span>
+              {r.shadow && (
+                <div className="small muted" data-testid="rule-shadow">
+                  log-only · {r.shadowHits} call{r.shadowHits === 1 ? "" : "s"} it would have decided
+                  differently
+                </div>
+              )}
+            </>
+          ),
+        },
         {
           label: "Capability",
           cell: (r) => (
             <>
               <code>{r.pattern}</code>
               {r.description && <div className="small muted">{r.description}</div>}
+              {r.budget && (
+                <div className="small muted">
+                  budget: {r.budget.limit} call{r.budget.limit === 1 ? "" : "s"} {BUDGET_LABEL[r.budget.per]}
+                </div>
+              )}
               {r.versionHash && (
                 <div className="small muted" title={r.versionHash}>
                   only version {r.versionHash.slice(0, 10)}
