@@ -34,6 +34,7 @@ import {
   instanceTimeoutMs,
   newInstanceId,
 } from "../infra/instances";
+import { getMetrics } from "../infra/metrics";
 import { dropProcessSingleton, processSingleton } from "../infra/process-singletons";
 import { processTelemetry } from "../infra/telemetry-setup";
 import { SOURCE_PLUGINS } from "../modules";
@@ -202,7 +203,15 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(channel ? { channel } : {}),
     ownRows: sources.ownRows,
   });
-  const notifier = options.notifications ? await startNotifier(db, instanceId, options.notifications) : null;
+  const notifier = options.notifications
+    ? await startNotifier(db, instanceId, {
+        ...options.notifications,
+        onOutcome: (kind, ok) => {
+          options.notifications?.onOutcome?.(kind, ok);
+          getMetrics().countDelivery(kind, ok);
+        },
+      })
+    : null;
   return {
     ...engine,
     instanceId,

@@ -24,6 +24,8 @@ export interface DeliveryWorkerOptions {
   claimMs?: number;
   /** Sends in flight at once on this instance. */
   concurrency?: number;
+  /** Told each send's outcome by channel kind (the metrics count deliveries). */
+  onOutcome?: (channelKind: string, ok: boolean) => void;
 }
 
 export interface DeliveryWorker {
@@ -168,6 +170,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const reason = error instanceof Error ? error.message : String(error);
       const gone = error instanceof SendError && error.gone && channel.kind === "push";
       const last = gone || attempts >= cfg.maxAttempts;
+      options.onOutcome?.(channel.kind, false);
       await finish(delivery.id, {
         status: last ? "failed" : "queued",
         attempts,
@@ -188,6 +191,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
       return;
     }
+    options.onOutcome?.(channel.kind, true);
     await finish(delivery.id, {
       status: "sent",
       attempts,

@@ -13,6 +13,7 @@ import { createCanaryModule } from "../../core/testing/fixtures";
 import { createDb, type Db } from "../../db";
 import { deployMigrations } from "../../db/migrate";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "../../engine";
+import { getMetrics } from "../../infra/metrics";
 import { addEmail, addPushSubscription, addWebhook, queueTest, setPreference } from "./channels";
 import { planDeliveries } from "./planner";
 import {
@@ -166,6 +167,10 @@ describe("[NOTIFICATIONS] webhooks", () => {
     const channel = await db.notificationChannel.findFirstOrThrow();
     expect(channel.lastOkAt).not.toBeNull();
     expect(channel.sealed).not.toContain(SECRET);
+    // The engine's notifier counts the delivery for /metrics.
+    expect(await getMetrics().render()).toMatch(
+      /toolstore_notification_deliveries_total\{channel="webhook",outcome="delivered"\} [1-9]/,
+    );
   });
 
   it("Slack and ntfy receive their documented shapes", async () => {

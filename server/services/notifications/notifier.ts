@@ -18,6 +18,8 @@ export interface NotifierConfig {
   planner?: PlannerOptions;
   retryBaseMs?: number;
   maxAttempts?: number;
+  /** Told each send's outcome by channel kind (the metrics count deliveries). */
+  onOutcome?: (channelKind: string, ok: boolean) => void;
 }
 
 export interface Notifier {
@@ -104,6 +106,7 @@ export async function startNotifier(db: Db, instanceId: string, config: Notifier
     transport: () => transport,
     ...(config.retryBaseMs ? { retryBaseMs: config.retryBaseMs } : {}),
     ...(config.maxAttempts ? { maxAttempts: config.maxAttempts } : {}),
+    ...(config.onOutcome ? { onOutcome: config.onOutcome } : {}),
   };
   const worker: DeliveryWorker = createDeliveryWorker(workerOptions);
   let lastPrune = 0;
