@@ -54,7 +54,7 @@ test("[MCP]: an execute_code call waits, is approved in the console's queue, and
   expect(result.structuredContent.ok).toBe(true);
   expect(result.structuredContent.result.asset_id).toBeTruthy();
   expect(result.structuredContent.calls[0]?.decision).toBe("allow");
-  expect(progress.some((m) => m.includes("/approvals#"))).toBe(true);
+  expect(progress.some((m) => m.includes("/approvals/"))).toBe(true);
 
   const image = (await client.callTool({
     name: "view_image",

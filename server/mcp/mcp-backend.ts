@@ -21,6 +21,7 @@ import type { Db } from "../db";
 import type { ServerEngine } from "../engine";
 import type { ApiKeyIdentity } from "../services/api-keys";
 import { createMcpTaskStore, createTaskCancelWatch } from "../services/mcp-tasks";
+import { cardUrl } from "../services/notifications/message";
 
 /** What the MCP surface (server/mcp) needs from the engine; server/mcp only adapts the protocol. */
 export interface PendingApprovalInfo {
@@ -319,7 +320,8 @@ export function createMcpBackend(deps: BackendDeps): McpBackend {
     },
 
     approvalUrl(approvalId) {
-      return `${deps.publicUrl}/approvals#${approvalId}`;
+      // The card's own page (after sign-in if needed), as notifications link it.
+      return cardUrl(deps.publicUrl, approvalId);
     },
 
     skills(identity) {

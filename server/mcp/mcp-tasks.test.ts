@@ -145,7 +145,7 @@ function suite(
         () => first.experimental.tasks.getTask(taskId),
         (t) => t.status === "input_required",
       );
-      expect(waiting.statusMessage).toContain("http://console.test/approvals#");
+      expect(waiting.statusMessage).toContain("http://console.test/approvals/");
       await first.close();
 
       // A key never sees another key's task.
@@ -215,7 +215,7 @@ function suite(
       expect(offered).toEqual([
         expect.objectContaining({
           mode: "url",
-          url: `http://console.test/approvals#${approvalId}`,
+          url: `http://console.test/approvals/${approvalId}`,
           elicitationId: approvalId,
         }),
       ]);

@@ -368,7 +368,7 @@ describe("MCP over Streamable HTTP", () => {
     const result = (await pending) as ToolResult;
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { calls: { decision: string }[] }).calls[0]?.decision).toBe("allow");
-    expect(progress.some((m) => m.includes(`http://console.test/approvals#${approvalId}`))).toBe(true);
+    expect(progress.some((m) => m.includes(`http://console.test/approvals/${approvalId}`))).toBe(true);
     await client.close();
   });
 
