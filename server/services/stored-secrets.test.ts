@@ -12,8 +12,10 @@ import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { openSecrets } from "../modules/mcp-servers/secrets";
 import { loadToolsetRuntime, setToolsetEnvVar, syncToolsetsFolder } from "../modules/toolsets";
+import { addWebhook } from "./notifications/channels";
+import { ensureVapidKeys } from "./notifications/vapid";
 import { createSecretBox, isSealed, newSecretKeyText, parseSecretKey } from "./secret-box";
-import { prepareSecretBox, secretBoxFor } from "./stored-secrets";
+import { channelSecretContext, prepareSecretBox, secretBoxFor } from "./stored-secrets";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-secrets-"));
 const dbFile = path.join(dir, "secrets.db");
@@ -122,8 +124,15 @@ describe("[SECRETS] secrets at rest", () => {
   it("`secrets rotate-key` re-seals every secret; the old key alone no longer opens them", async () => {
     const oldKey = fs.readFileSync(keyFile, "utf8");
     const oldRow = await db.toolsetEnvVar.findFirstOrThrow({ where: { toolsetId, name: "WEBHOOK_TOKEN" } });
+    // A notification webhook's signing secret and the VAPID private key are sealed too.
+    const hook = await addWebhook(db, {
+      url: "http://127.0.0.1:1/hook",
+      format: "json",
+      secret: "hook-signing-s3cret",
+    });
+    const vapid = await ensureVapidKeys(db);
     const rotated = await cli("secrets", "rotate-key");
-    expect(rotated).toMatchObject({ code: 0, out: expect.stringContaining("re-encrypted 2 secret(s)") });
+    expect(rotated).toMatchObject({ code: 0, out: expect.stringContaining("re-encrypted 4 secret(s)") });
     expect(fs.readFileSync(keyFile, "utf8")).not.toBe(oldKey);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(`${keyFile}.previous`, "utf8").trim()).toBe(oldKey.trim());
@@ -139,11 +148,17 @@ describe("[SECRETS] secrets at rest", () => {
       expect((await loadToolsetRuntime(fresh, toolsetId)).secrets.WEBHOOK_TOKEN).toBe(`${SECRET}-2`);
       const mcpRow = await fresh.mcpServerSecret.findFirstOrThrow({ where: { name: "TOKEN" } });
       expect((await openSecrets(fresh, mcpRow.serverId, [mcpRow])).get("TOKEN")).toBe(SECRET);
+      const channel = await fresh.notificationChannel.findUniqueOrThrow({ where: { id: hook.id } });
+      const box = await secretBoxFor(fresh);
+      expect(box.open(channel.sealed ?? "", channelSecretContext(channel.kind, channel.target))).toBe(
+        "hook-signing-s3cret",
+      );
+      expect(await ensureVapidKeys(fresh)).toEqual(vapid);
     } finally {
       await fresh.$disconnect();
     }
     expect((await cli("secrets", "status")).out).toMatch(
-      /^key [0-9a-f]{12} from .*secret\.key; 2 secret\(s\) encrypted$/,
+      /^key [0-9a-f]{12} from .*secret\.key; 4 secret\(s\) encrypted$/,
     );
   });
 });

@@ -31,6 +31,14 @@ export function mcpSecretContext(serverId: string, name: string): string {
   return `mcp-server:${serverId}:${name}`;
 }
 
+export function channelSecretContext(kind: string, target: string): string {
+  return `notification-channel:${kind}:${target}`;
+}
+
+/** The Setting row of the VAPID key pair Web Push signs with, and its private key's context. */
+export const VAPID_SETTING = "notifications.vapid";
+export const VAPID_CONTEXT = "notifications:vapid";
+
 /** How MCP server secrets were stored before encryption at rest; sealed at the next start. */
 export const MCP_PLAIN_PREFIX = "plain:v1:";
 
@@ -94,6 +102,32 @@ async function resealOAuthRows(db: Db, box: SecretBox) {
     }
     return db.mcpServerOAuth.update({ where: { serverId: row.serverId }, data, select: { serverId: true } });
   });
+}
+
+/** Notification channel secrets and the VAPID private key (server/services/notifications). */
+async function resealNotificationRows(db: Db, box: SecretBox) {
+  const channels = await db.notificationChannel.findMany({
+    where: { sealed: { startsWith: SEALED_PREFIX } },
+    select: { id: true, kind: true, target: true, sealed: true },
+  });
+  const channelUpdates = channels.map((row) => {
+    const context = channelSecretContext(row.kind, row.target);
+    return db.notificationChannel.update({
+      where: { id: row.id },
+      data: { sealed: box.seal(box.open(row.sealed as string, context), context) },
+      select: { id: true },
+    });
+  });
+  const vapid = await db.setting.findUnique({ where: { key: VAPID_SETTING } });
+  if (!vapid) return channelUpdates;
+  const stored = JSON.parse(vapid.value) as { publicKey: string; privateKey: string };
+  const privateKey = box.seal(box.open(stored.privateKey, VAPID_CONTEXT), VAPID_CONTEXT);
+  const vapidUpdate = db.setting.update({
+    where: { key: VAPID_SETTING },
+    data: { value: JSON.stringify({ ...stored, privateKey }) },
+    select: { key: true },
+  });
+  return [...channelUpdates, vapidUpdate];
 }
 
 export async function prepareSecretBox(db: Db, config: SecretBoxConfig): Promise<SecretBox> {
@@ -203,8 +237,10 @@ export async function rotateSecretKey(
     select: { id: true, serverId: true, name: true, sealed: true },
   });
   const oauthUpdates = await resealOAuthRows(db, box);
+  const notificationUpdates = await resealNotificationRows(db, box);
   await db.$transaction([
     ...oauthUpdates,
+    ...notificationUpdates,
     ...rows.map((row) => {
       const context = toolsetSecretContext(row.toolsetId, row.name);
       return db.toolsetEnvVar.update({
@@ -223,10 +259,11 @@ export async function rotateSecretKey(
     }),
   ]);
   if (current) writeKeyFile(`${config.keyFile}.previous`, current.toString("base64"));
+  const resealed = rows.length + mcpRows.length + oauthUpdates.length + notificationUpdates.length;
   if (loaded.source === "env") {
     boxes.delete(db);
     return {
-      resealed: rows.length + mcpRows.length,
+      resealed,
       oldKeyId: old.keyId,
       newKeyId: keyIdOf(next),
       newEnvKey: newKeyText,
@@ -236,7 +273,7 @@ export async function rotateSecretKey(
   fs.renameSync(`${config.keyFile}.next`, config.keyFile);
   boxes.delete(db);
   return {
-    resealed: rows.length + mcpRows.length,
+    resealed,
     oldKeyId: old.keyId,
     newKeyId: keyIdOf(next),
     keyFile: config.keyFile,

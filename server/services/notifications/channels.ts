@@ -6,16 +6,12 @@
  */
 import { AppError } from "../../core/errors";
 import type { Db } from "../../db";
-import { secretBoxFor } from "../stored-secrets";
+import { channelSecretContext, secretBoxFor } from "../stored-secrets";
 import { DEFAULT_FILTER, type NotificationFilter, parseFilter, validateFilter } from "./filter";
 import { WEBHOOK_FORMATS, type WebhookFormat } from "./payloads";
 
 export const CHANNEL_KINDS = ["webhook", "email", "push"] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
-
-export function channelSecretContext(kind: string, target: string): string {
-  return `notification-channel:${kind}:${target}`;
-}
 
 const channelSelect = {
   id: true,

@@ -6,8 +6,7 @@
  * longer pending is skipped. The channel keeps its last error and last success for the console.
  */
 import type { Db } from "../../db";
-import { secretBoxFor } from "../stored-secrets";
-import { channelSecretContext } from "./channels";
+import { channelSecretContext, secretBoxFor } from "../stored-secrets";
 import { type ApprovalForMessage, buildMessage, type MessageKind, type Requester } from "./message";
 import { SendError, sendOverChannel, type TransportConfig } from "./transport";
 

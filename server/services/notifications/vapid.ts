@@ -5,10 +5,7 @@
  */
 import webpush from "web-push";
 import type { Db } from "../../db";
-import { secretBoxFor } from "../stored-secrets";
-
-export const VAPID_SETTING = "notifications.vapid";
-export const VAPID_CONTEXT = "notifications:vapid";
+import { secretBoxFor, VAPID_CONTEXT, VAPID_SETTING } from "../stored-secrets";
 
 export interface VapidKeys {
   publicKey: string;
