@@ -6,9 +6,7 @@
  * its IP, they change nothing, and /metrics checks its own access (server/http/ops.ts).
  */
 import { type NextRequest, NextResponse } from "next/server";
-import { getRequestGuard, REQUEST_PATH_HEADER } from "./server/http/request-guard";
-
-const OPS_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+import { getRequestGuard, OPS_PATHS, REQUEST_PATH_HEADER } from "./server/http/request-guard";
 
 export function proxy(req: NextRequest) {
   if (OPS_PATHS.has(req.nextUrl.pathname) && req.method === "GET") return NextResponse.next();

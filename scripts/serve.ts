@@ -9,10 +9,12 @@
 import path from "node:path";
 import next from "next";
 import { createFrontServer, type FetchHandler, MCP_PATH } from "../server/http/front-server";
+import type { OpsHandlers } from "../server/http/ops";
 import { getRequestGuard } from "../server/http/request-guard";
 import { peekProcessSingleton } from "../server/infra/process-singletons";
 
 const root = path.resolve(import.meta.dirname, "..");
+const METRICS_PATH = "/metrics";
 
 export async function serve(options: { host: string; port: number; dev?: boolean }): Promise<void> {
   const app = next({ dev: options.dev ?? false, dir: root, hostname: options.host, port: options.port });
@@ -20,7 +22,14 @@ export async function serve(options: { host: string; port: number; dev?: boolean
   const nextHandler = app.getRequestHandler();
   const server = createFrontServer({
     guard: getRequestGuard(),
-    routes: { [MCP_PATH]: () => peekProcessSingleton<FetchHandler>("mcpHttpHandler") },
+    routes: {
+      [MCP_PATH]: () => peekProcessSingleton<FetchHandler>("mcpHttpHandler"),
+      // Served here, not by its Next route, so TOOLSTORE_METRICS=local sees the client's address.
+      [METRICS_PATH]: () => {
+        const ops = peekProcessSingleton<OpsHandlers>("opsHandlers");
+        return ops && ((req, connection) => ops.metrics(req, connection));
+      },
+    },
     fallback: (req, res) => nextHandler(req, res),
   });
   server.on("upgrade", app.getUpgradeHandler());
@@ -29,10 +38,16 @@ export async function serve(options: { host: string; port: number; dev?: boolean
     server.listen(options.port, options.host, resolve);
   });
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
-  // Loads the MCP route (and with it the handler) now rather than on a client's first request.
-  await fetch(`http://${shown}:${options.port}${MCP_PATH}`, { method: "POST" })
-    .then((r) => r.body?.cancel())
-    .catch(() => {});
+  // Loads the MCP route (and with it the handler) and the ops handlers now rather than on a
+  // client's first request.
+  for (const [route, method] of [
+    [MCP_PATH, "POST"],
+    ["/healthz", "GET"],
+  ] as const) {
+    await fetch(`http://${shown}:${options.port}${route}`, { method })
+      .then((r) => r.body?.cancel())
+      .catch(() => {});
+  }
   console.log(`▲ Ready on http://${shown}:${options.port}`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {

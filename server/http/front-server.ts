@@ -10,9 +10,11 @@
  */
 import http from "node:http";
 import { serveOne } from "../mcp/node-adapter";
-import type { RequestGuard } from "./request-guard";
+import type { ConnectionInfo } from "./ops";
+import { type GuardVerdict, OPS_PATHS, type RequestGuard } from "./request-guard";
 
-export type FetchHandler = (req: Request) => Promise<Response>;
+/** A fetch-style handler; the front server also tells it the connection's peer address. */
+export type FetchHandler = (req: Request, connection?: ConnectionInfo) => Promise<Response>;
 
 /** The headers next.config.mjs sets on every path. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -61,7 +63,9 @@ export function createFrontServer(options: FrontServerOptions): http.Server {
       });
       return;
     }
-    const verdict = guardVerdict(options.guard, req, path);
+    // proxy.ts's exception: the operations endpoints answer a GET whatever Host they are sent.
+    const verdict: GuardVerdict =
+      req.method === "GET" && OPS_PATHS.has(path) ? { ok: true } : guardVerdict(options.guard, req, path);
     if (!verdict.ok) {
       res
         .writeHead(403, { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8" })

@@ -11,6 +11,12 @@
 import { type Env, loadEnv, publicUrl } from "../env";
 import { processSingleton } from "../infra/process-singletons";
 
+/**
+ * The operations endpoints, answered for a GET whatever Host names the server: load balancers and
+ * scrapers address an instance by its IP, these change nothing, and /metrics checks its own access.
+ */
+export const OPS_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
+
 export interface RequestGuardOptions {
   /** The configured listen address and port (HOST, PORT). */
   host?: string;

@@ -59,13 +59,14 @@ export async function writeFetchResponse(
 
 /** Runs `handler` for one Node request; a handler that throws answers 500. */
 export async function serveOne(
-  handler: (req: Request) => Promise<Response>,
+  handler: (req: Request, connection?: { remoteAddress?: string | undefined }) => Promise<Response>,
   req: http.IncomingMessage,
   res: http.ServerResponse,
   extraHeaders?: Record<string, string>,
 ): Promise<void> {
   try {
-    await writeFetchResponse(req, res, await handler(toFetchRequest(req, res)), extraHeaders);
+    const response = await handler(toFetchRequest(req, res), { remoteAddress: req.socket.remoteAddress });
+    await writeFetchResponse(req, res, response, extraHeaders);
   } catch (error) {
     if (!res.headersSent) res.writeHead(500);
     res.end(String(error));
