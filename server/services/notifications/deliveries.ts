@@ -86,6 +86,28 @@ async function requestersOf(db: Db, rows: ApprovalForMessage[] & { sessionId?: s
   };
 }
 
+/** The message of a delivery, or null when none of its approvals is still pending (a test always has one). */
+async function messageFor(
+  db: Db,
+  delivery: { kind: string; approvalIds: string },
+  publicUrl: string,
+  now: number,
+): Promise<ReturnType<typeof buildMessage> | null> {
+  const kind = delivery.kind as MessageKind;
+  const ids = JSON.parse(delivery.approvalIds) as string[];
+  const all = ids.length ? await db.approval.findMany({ where: { id: { in: ids } } }) : [];
+  const rows =
+    kind === "test" ? all : all.filter((r) => r.status === "pending" && r.expiresAt.getTime() > now);
+  if (kind !== "test" && rows.length === 0) return null;
+  const requester = await requestersOf(db, rows);
+  return buildMessage({
+    kind,
+    rows: rows.map((row) => ({ row, requester: requester(row) })),
+    publicUrl,
+    now,
+  });
+}
+
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, instanceId, publicUrl } = options;
   const cfg = {
@@ -143,22 +165,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await finish(delivery.id, { status: "skipped", lastError: "the channel is turned off" });
       return;
     }
-    const kind = delivery.kind as MessageKind;
-    const ids = JSON.parse(delivery.approvalIds) as string[];
-    const all = ids.length ? await db.approval.findMany({ where: { id: { in: ids } } }) : [];
-    const rows =
-      kind === "test" ? all : all.filter((r) => r.status === "pending" && r.expiresAt.getTime() > now());
-    if (kind !== "test" && rows.length === 0) {
+    const message = await messageFor(db, delivery, publicUrl, now());
+    if (!message) {
       await finish(delivery.id, { status: "skipped", lastError: "already answered or expired" });
       return;
     }
-    const requester = await requestersOf(db, rows);
-    const message = buildMessage({
-      kind,
-      rows: rows.map((row) => ({ row, requester: requester(row) })),
-      publicUrl,
-      now: now(),
-    });
     const secret = channel.sealed
       ? (await secretBoxFor(db)).open(channel.sealed, channelSecretContext(channel.kind, channel.target))
       : null;
