@@ -17,7 +17,11 @@ import pg from "pg";
 import { AppError } from "../core/errors";
 import { type DbProvider, type DbTarget, pgConfigFromUrl } from "./provider";
 
-export const PRISMA_DIR = path.resolve(import.meta.dirname, "../../prisma");
+// In the Next.js bundle (/readyz lists unapplied migrations) import.meta.dirname is not defined;
+// the server runs from the project root there (scripts/start.ts).
+export const PRISMA_DIR = import.meta.dirname
+  ? path.resolve(import.meta.dirname, "../../prisma")
+  : path.resolve(process.cwd(), "prisma");
 
 export function schemaPathFor(provider: DbProvider): string {
   return provider === "sqlite"
