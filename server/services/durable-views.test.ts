@@ -160,6 +160,8 @@ it("[DURABLE]: after 'don't run it again' the run view marks the call answered f
 
   const detail = await getRunDetail(db, runId);
   expect(detail.envelope?.error?.kind).toBe("ended");
+  // The run page's status pill shows the error kind.
+  expect(detail.errorKind).toBe("ended");
   // Replayed after the restart, and again after the answer.
   expect(detail.replays).toBe(2);
   expect(detail.parked).toBeNull();
