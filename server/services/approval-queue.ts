@@ -4,6 +4,7 @@
  * approval service (compare-and-set, live event, wakes the waiting run), never through here.
  */
 import { z } from "zod";
+import type { ApprovalKind } from "../core/gate/ports";
 import type { Db, Prisma } from "../db";
 import { APPROVAL_FIELDS } from "../infra/approval-store";
 import type { EventBus } from "../infra/events";
@@ -23,6 +24,7 @@ type ApprovalRow = Prisma.ApprovalGetPayload<{ select: typeof approvalSelect }>;
 export type ApprovalView = ReturnType<typeof toView>;
 
 function toView(row: ApprovalRow, keyNames: Map<string, string>) {
+  const kind: ApprovalKind = row.kind === "uncertain" ? "uncertain" : "call";
   return {
     id: row.id,
     runId: row.runId,
@@ -31,6 +33,11 @@ function toView(row: ApprovalRow, keyNames: Map<string, string>) {
     sessionId: row.sessionId,
     capability: row.capability,
     category: row.category,
+    /**
+     * `call`: may this call run? `uncertain`: the call may already have happened (its server
+     * process stopped inside the impl); allowing runs it again, denying ends the action.
+     */
+    kind,
     /** Canonical JSON of the snapshot the impl will receive; the UI parses and escapes it. */
     argsJson: row.argsSnapshot,
     argsHash: row.argsHash,
@@ -42,8 +49,8 @@ function toView(row: ApprovalRow, keyNames: Map<string, string>) {
     decidedAt: row.decidedAt?.toISOString() ?? null,
     /** Set when a session grant given on a sibling request answered this one. */
     grantId: row.grantId,
-    /** False when an ask rule forces a prompt every time: "allow for session" would not apply. */
-    sessionGrantable: row.sessionGrantable,
+    /** False when an ask rule forces a prompt every time (or the call is uncertain): no session grant. */
+    sessionGrantable: row.sessionGrantable && kind === "call",
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
     /** Why an expired or abandoned request ended (the run died, was cancelled), when known. */

@@ -60,7 +60,8 @@ export async function* watchRun(
   const bus = options.bus ?? getEventBus();
   const current = await db.actionRun.findUnique({ where: { id: runId }, select: { status: true } });
   const types: string[] = [...RUN_EVENT_TYPES];
-  if (current && current.status !== "running" && current.status !== "queued") {
+  // A parked (`waiting`) run is not over: it resumes after its approval, so it is followed live.
+  if (current && !["running", "queued", "waiting"].includes(current.status)) {
     const rows = await db.event.findMany({
       where: { seq: { gt: afterSeq }, type: { in: types } },
       orderBy: { seq: "asc" },

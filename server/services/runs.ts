@@ -1,15 +1,21 @@
 /**
  * Action runs for the console: the filtered history and one run's detail (code, envelope, gate
- * decisions with their approvals, images). Every row selects its fields explicitly; names of
- * users and keys are looked up in one query each, since ActionRun stores only their ids.
+ * decisions with their approvals, images, and for a durable run how often it was replayed, which
+ * calls its last replay answered from the journal, and what a parked run waits for). Every row
+ * selects its fields explicitly; names of users and keys are looked up in one query each, since
+ * ActionRun stores only their ids.
  */
 import { z } from "zod";
 import type { ObservationEnvelope } from "../core/actions/envelope";
+import type { CallRecord } from "../core/capabilities/invoke";
 import { SURFACES } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
+import type { ApprovalKind } from "../core/gate/ports";
 import type { Db } from "../db";
 
-export const RUN_STATUSES = ["queued", "running", "ok", "error", "interrupted"] as const;
+export const RUN_STATUSES = ["queued", "running", "waiting", "ok", "error", "interrupted"] as const;
+/** Statuses of a run that is not over: `waiting` is parked (a row) until a human answers. */
+const UNFINISHED = new Set(["queued", "running", "waiting"]);
 const PAGE_SIZE = 50;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
@@ -138,7 +144,11 @@ export interface TimelineRow {
   approvalId: string | null;
   /** Set when the capability's impl finished (live view only): did it succeed. */
   callOk?: boolean;
+  /** Answered from the run's journal on its last replay: the impl did not run again. */
+  replayed?: boolean;
   approval: {
+    /** `uncertain`: asks whether a call that may already have happened runs again. */
+    kind?: ApprovalKind;
     status: string;
     scope: string | null;
     decidedBy: string | null;
@@ -166,6 +176,9 @@ export async function getRunDetail(db: Db, id: string) {
       startedAt: true,
       finishedAt: true,
       durationMs: true,
+      replays: true,
+      waitingFor: true,
+      parkedAt: true,
       decisions: {
         orderBy: { createdAt: "asc" },
         select: {
@@ -175,6 +188,8 @@ export async function getRunDetail(db: Db, id: string) {
           decision: true,
           reason: true,
           approvalId: true,
+          argsHash: true,
+          seq: true,
           ms: true,
           createdAt: true,
         },
@@ -185,6 +200,8 @@ export async function getRunDetail(db: Db, id: string) {
           id: true,
           capability: true,
           category: true,
+          kind: true,
+          argsHash: true,
           status: true,
           scope: true,
           expiresAt: true,
@@ -206,6 +223,8 @@ export async function getRunDetail(db: Db, id: string) {
       envelope = null;
     }
   }
+  const waitingFor =
+    run.status === "waiting" ? run.approvals.find((a) => a.id === run.waitingFor) : undefined;
   return {
     id: run.id,
     sessionId: run.sessionId,
@@ -222,8 +241,23 @@ export async function getRunDetail(db: Db, id: string) {
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,
     durationMs: run.durationMs,
+    /** Times the action was run again from its journal (resumed after a park, or after a crash). */
+    replays: run.replays,
+    /** A parked run: since when, and the approval it waits for (null when it is not parked). */
+    parked:
+      run.status === "waiting"
+        ? {
+            since: run.parkedAt?.toISOString() ?? null,
+            approvalId: run.waitingFor,
+            capability: waitingFor?.capability ?? null,
+            kind: (waitingFor?.kind === "uncertain" ? "uncertain" : "call") as ApprovalKind,
+          }
+        : null,
     timeline: [
-      ...closeWaitingRows(buildTimeline(run.decisions, run.approvals), run.status !== "running"),
+      ...closeWaitingRows(
+        buildTimeline(run.decisions, run.approvals, envelope?.calls),
+        !UNFINISHED.has(run.status),
+      ),
       ...refusedRows(envelope, run.finishedAt ?? run.startedAt),
     ],
     images: run.images,
@@ -258,7 +292,38 @@ function closeWaitingRows(rows: TimelineRow[], finished: boolean): TimelineRow[]
   );
 }
 
-/** Decisions in order; an approval with no decision yet (still waiting, or expired) gets its own row. */
+/**
+ * Which decision rows the last attempt answered from the journal, from the stored envelope (its
+ * `calls` carry `replayed`). A journal row is written once per call, in call order, so the k-th
+ * decision row of a capability is the k-th envelope line of that capability.
+ */
+function replayedLines(calls: readonly CallRecord[]): (capability: string) => boolean {
+  const flags = new Map<string, boolean[]>();
+  for (const call of calls) {
+    if (call.decision === "invalid") continue;
+    flags.set(call.capability, [...(flags.get(call.capability) ?? []), call.replayed === true]);
+  }
+  return (capability) => flags.get(capability)?.shift() === true;
+}
+
+const UNCERTAIN_REASON = "its server process stopped while the call ran: it may already have happened";
+
+/** The state of a decision row: a call that waited (`ask`) or whose effect is uncertain follows its approval. */
+function decisionState(decision: string, approval: { status: string; kind?: string } | undefined) {
+  if ((decision === "ask" || approval?.kind === "uncertain") && approval) {
+    if (approval.status === "pending") return "waiting";
+    if (approval.status === "allowed") return "allow";
+    if (approval.status === "expired" || approval.status === "abandoned") return approval.status;
+    return "deny";
+  }
+  return (["allow", "deny", "blocked"].includes(decision) ? decision : "deny") as TimelineRow["state"];
+}
+
+/**
+ * Decisions in order; an approval with no decision yet (still waiting, or expired) gets its own
+ * row. A call whose server process died inside it points at the `uncertain` approval that asks
+ * whether to run it again; the approval its first attempt was allowed with needs no row of its own.
+ */
 export function buildTimeline(
   decisions: {
     id: string;
@@ -267,6 +332,9 @@ export function buildTimeline(
     decision: string;
     reason: string;
     approvalId: string | null;
+    argsHash?: string;
+    /** The call's place in its run (journal rows); orders the rows when present. */
+    seq?: number | null;
     ms: number;
     createdAt: Date;
   }[],
@@ -274,6 +342,8 @@ export function buildTimeline(
     id: string;
     capability: string;
     category: string;
+    kind?: string;
+    argsHash?: string;
     status: string;
     scope: string | null;
     expiresAt: Date;
@@ -281,14 +351,17 @@ export function buildTimeline(
     endReason?: string | null;
     decidedBy: { displayName: string } | null;
   }[],
+  envelopeCalls: readonly CallRecord[] = [],
 ): TimelineRow[] {
   const byApproval = new Map(approvals.map((a) => [a.id, a]));
   const used = new Set<string>();
+  const replayed = replayedLines(envelopeCalls);
   const approvalOf = (id: string | null) => {
     const a = id ? byApproval.get(id) : undefined;
     if (!a) return null;
     used.add(a.id);
     return {
+      ...(a.kind === "uncertain" ? { kind: "uncertain" as const } : {}),
       status: a.status,
       scope: a.scope,
       decidedBy: a.decidedBy?.displayName ?? null,
@@ -296,20 +369,33 @@ export function buildTimeline(
       endReason: a.endReason ?? null,
     };
   };
-  const rows: TimelineRow[] = decisions.map((d) => ({
-    key: d.id,
-    at: d.createdAt.getTime() - d.ms,
-    capability: d.capability,
-    category: d.category,
-    state: (["allow", "deny", "blocked"].includes(d.decision) ? d.decision : "deny") as TimelineRow["state"],
-    reason: d.reason,
-    ms: d.ms,
-    approvalId: d.approvalId,
-    approval: approvalOf(d.approvalId),
-  }));
+  const ordered = [...decisions].sort(
+    (x, y) => (x.seq ?? Number.MAX_SAFE_INTEGER) - (y.seq ?? Number.MAX_SAFE_INTEGER),
+  );
+  const rows: TimelineRow[] = ordered.map((d) => {
+    const linked = d.approvalId ? byApproval.get(d.approvalId) : undefined;
+    const state = decisionState(d.decision, linked);
+    const uncertain = linked?.kind === "uncertain";
+    return {
+      key: d.id,
+      at: d.createdAt.getTime() - d.ms,
+      capability: d.capability,
+      category: d.category,
+      state,
+      reason: uncertain && state === "waiting" ? UNCERTAIN_REASON : d.reason,
+      ms: d.ms,
+      approvalId: d.approvalId,
+      approval: approvalOf(d.approvalId),
+      ...(replayed(d.capability) ? { replayed: true } : {}),
+    };
+  });
+  const decided = new Set(decisions.map((d) => `${d.capability}\n${d.argsHash ?? ""}`));
+  const pending: TimelineRow[] = [];
   for (const a of approvals) {
     if (used.has(a.id)) continue;
-    rows.push({
+    // Allowed, and its call has a decision row that now points at a later request (uncertain).
+    if (a.status === "allowed" && a.argsHash && decided.has(`${a.capability}\n${a.argsHash}`)) continue;
+    pending.push({
       key: a.id,
       at: a.createdAt.getTime(),
       capability: a.capability,
@@ -320,11 +406,39 @@ export function buildTimeline(
           : a.status === "expired" || a.status === "abandoned"
             ? a.status
             : "deny",
-      reason: a.status === "pending" ? "waiting for a human" : (a.endReason ?? `approval ${a.status}`),
+      reason:
+        a.status === "pending"
+          ? a.kind === "uncertain"
+            ? UNCERTAIN_REASON
+            : "waiting for a human"
+          : (a.endReason ?? `approval ${a.status}`),
       ms: null,
       approvalId: a.id,
       approval: approvalOf(a.id),
     });
   }
-  return rows.sort((x, y) => x.at - y.at);
+  return mergeByTime(
+    seqOrdered(rows, ordered),
+    pending.sort((x, y) => x.at - y.at),
+  );
+}
+
+/**
+ * Decision rows in call order: by `seq` when every row has one (a journal row's time is that of
+ * its first write, while `ms` may include a wait for a human), else by time.
+ */
+function seqOrdered(rows: TimelineRow[], decisions: { seq?: number | null }[]): TimelineRow[] {
+  if (decisions.every((d) => typeof d.seq === "number")) return rows;
+  return [...rows].sort((x, y) => x.at - y.at);
+}
+
+/** Merges approval-only rows (by time) into the ordered decision rows. */
+function mergeByTime(decided: TimelineRow[], loose: TimelineRow[]): TimelineRow[] {
+  const out: TimelineRow[] = [];
+  let j = 0;
+  for (const row of decided) {
+    while (j < loose.length && (loose[j] as TimelineRow).at < row.at) out.push(loose[j++] as TimelineRow);
+    out.push(row);
+  }
+  return [...out, ...loose.slice(j)];
 }

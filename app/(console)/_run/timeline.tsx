@@ -19,6 +19,12 @@ function approvalText(row: TimelineRow): string | null {
   const a = row.approval;
   if (!a) return null;
   const by = a.decidedBy ? ` by ${a.decidedBy}` : "";
+  if (a.kind === "uncertain") {
+    if (a.status === "allowed") return `may already have happened; run again${by}`;
+    if (a.status === "denied") return `may already have happened; not run again${by}, so the action ended`;
+    if (a.status === "expired")
+      return a.endReason ?? "nobody said to run it again in time, so the action ended";
+  }
   if (a.status === "allowed")
     return a.scope === "session" ? `approved for this session${by}` : `approved once${by}`;
   if (a.status === "denied") return `denied${by}`;
@@ -90,14 +96,33 @@ export function Timeline({
                 {row.state === "waiting" && <span className="pulse" aria-hidden />}
                 {state.text}
               </span>
-              {row.ms !== null && <span className="muted mono tl-ms">{row.ms} ms</span>}
               {row.callOk === false && <span className="pill pill-bad">call failed</span>}
+              {row.approval?.kind === "uncertain" && (
+                <span className="pill pill-wait" data-testid="uncertain-call">
+                  may already have happened
+                </span>
+              )}
+              {row.replayed && (
+                <span
+                  className="pill"
+                  data-testid="from-journal"
+                  title="Answered from the run's journal on its last replay: the impl did not run again"
+                >
+                  from journal
+                </span>
+              )}
+              {row.ms !== null && <span className="muted mono tl-ms">{row.ms} ms</span>}
             </div>
             {(row.reason || note) && <div className="tl-reason muted">{note ?? row.reason}</div>}
             {row.state === "waiting" && row.approvalId && (
               <div className="tl-approve">
                 {canDecide ? (
-                  <DecisionButtons approvalId={row.approvalId} decide={decide} showKeys={false} />
+                  <DecisionButtons
+                    approvalId={row.approvalId}
+                    decide={decide}
+                    showKeys={false}
+                    kind={row.approval?.kind}
+                  />
                 ) : (
                   <span className="muted">An approver answers this in Approvals.</span>
                 )}

@@ -11,6 +11,8 @@ import { DecisionButtons, type useDecide } from "../_run/decision-buttons";
 /**
  * One pending request: what exactly, who asked, until when, and the pre-flight manifest of the
  * action that asks. The queue handles J/K and A/S/D for the selected card (approvals-queue.tsx).
+ * An `uncertain` request (the call may already have happened) says so first and asks whether to
+ * run it again: A runs it again, D does not, and there is no session grant.
  */
 export function ApprovalCard({
   approval,
@@ -33,20 +35,32 @@ export function ApprovalCard({
 }) {
   const expiresAt = new Date(approval.expiresAt).getTime();
   const titleId = `ap-${approval.id}-title`;
+  const uncertain = approval.kind === "uncertain";
   return (
     <article
       id={approval.id}
-      className={`approval-card card edge-${approval.category}${highlighted ? " flash" : ""}${selected ? " selected" : ""}`}
+      className={`approval-card card edge-${approval.category}${uncertain ? " approval-uncertain" : ""}${highlighted ? " flash" : ""}${selected ? " selected" : ""}`}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: the card takes focus so A/S/D answer it
       tabIndex={0}
-      aria-labelledby={titleId}
-      aria-keyshortcuts={canDecide ? "A S D" : undefined}
+      aria-labelledby={uncertain ? `${titleId}-uncertain ${titleId}` : titleId}
+      aria-keyshortcuts={canDecide ? (approval.sessionGrantable ? "A S D" : "A D") : undefined}
       aria-current={selected ? "true" : undefined}
       onFocus={onSelect}
       data-testid="approval-card"
       data-expires-at={expiresAt}
       data-session-grantable={approval.sessionGrantable ? "true" : "false"}
+      data-kind={approval.kind}
     >
+      {uncertain && (
+        <div className="uncertain-note" data-testid="uncertain-note">
+          <h3 id={`${titleId}-uncertain`}>This call may already have happened</h3>
+          <p>
+            The server process stopped while this call's impl was running, so ToolStore cannot tell whether
+            its effect happened. Check the target system first. <strong>Run it again</strong> only if it did
+            not happen; <strong>Don't run it again</strong> ends the action with an error.
+          </p>
+        </div>
+      )}
       <header className="approval-head">
         <code id={titleId} className="approval-cap">
           {approval.capability}
@@ -93,6 +107,7 @@ export function ApprovalCard({
             approvalId={approval.id}
             decide={decide}
             sessionGrantable={approval.sessionGrantable}
+            kind={approval.kind}
             onAnswer={onAnswered}
           />
         ) : (

@@ -20,6 +20,10 @@ const DECISIONS: { value: NonNullable<HistoryFilters["decision"]>; label: string
 ];
 
 function outcome(a: ApprovalView): { text: string; className: string } {
+  if (a.kind === "uncertain" && a.status === "allowed")
+    return { text: "run again", className: "pill pill-ok" };
+  if (a.kind === "uncertain" && a.status === "denied")
+    return { text: "not run again", className: "pill pill-bad" };
   if (a.status === "allowed") {
     if (a.grantId) return { text: "allowed by session grant", className: "pill pill-ok" };
     return {
@@ -134,6 +138,14 @@ export function HistoryTable({ rows, target }: { rows: ApprovalView[]; target: s
           cell: (a) => (
             <>
               <code>{a.capability}</code> <CategoryBadge category={a.category} />
+              {a.kind === "uncertain" && (
+                <span
+                  className="pill pill-wait"
+                  title="The call may already have happened; asked whether to run it again"
+                >
+                  may already have happened
+                </span>
+              )}
             </>
           ),
         },

@@ -62,7 +62,11 @@ export function ApprovalsQueue({
 
   return (
     <>
-      <QueueHead canDecide={canDecide} status={live.status} />
+      <QueueHead
+        canDecide={canDecide}
+        status={live.status}
+        uncertain={data.pending.some((p) => p.kind === "uncertain")}
+      />
       {queue.error && <ErrorNote error={queue.error} />}
 
       <section aria-labelledby="pending-h" className="stack">
@@ -115,7 +119,16 @@ export function ApprovalsQueue({
   );
 }
 
-function QueueHead({ canDecide, status }: { canDecide: boolean; status: string }) {
+function QueueHead({
+  canDecide,
+  status,
+  uncertain,
+}: {
+  canDecide: boolean;
+  status: string;
+  /** A pending card asks whether to run a call that may already have happened again. */
+  uncertain: boolean;
+}) {
   const connected = status === "pending";
   return (
     <div className="page-head">
@@ -125,6 +138,13 @@ function QueueHead({ canDecide, status }: { canDecide: boolean; status: string }
           <p>
             Calls that wait for a human. <kbd>J</kbd>/<kbd>K</kbd> move between requests; <kbd>A</kbd> allows
             the selected one once, <kbd>S</kbd> for the session, <kbd>D</kbd> denies.
+            {uncertain && (
+              <>
+                {" "}
+                On a card whose call may already have happened, <kbd>A</kbd> runs it again and <kbd>D</kbd>{" "}
+                does not.
+              </>
+            )}
           </p>
         ) : (
           <p>Calls that wait for a human. You can watch the queue; approvers answer it.</p>

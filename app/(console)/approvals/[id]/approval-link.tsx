@@ -16,6 +16,11 @@ import { useDecide } from "../../_run/decision-buttons";
 import { ApprovalCard } from "../approval-card";
 
 function outcome(a: PendingApprovalView): string {
+  if (a.kind === "uncertain") {
+    if (a.status === "allowed") return "Run again";
+    if (a.status === "denied") return "Not run again: the action ended";
+    if (a.status === "expired") return "Expired: not run again, the action ended";
+  }
   if (a.status === "allowed") return a.scope === "session" ? "Allowed for the session" : "Allowed once";
   if (a.status === "denied") return "Denied";
   if (a.status === "expired") return "Expired (counts as denied)";

@@ -14,6 +14,7 @@ import { OutputPanes } from "../../_run/output-panes";
 import { Timeline } from "../../_run/timeline";
 import "../../workbench.css";
 import { InterruptedNote } from "../interrupted-note";
+import { ParkedNote } from "../parked-note";
 import { StatusPill } from "../status-pill";
 import { RunLive } from "./run-live";
 
@@ -41,6 +42,8 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     );
   }
   const running = run.status === "running" || run.status === "queued";
+  // A parked run resumes after its approval: the page follows it as it follows a running one.
+  const live = running || run.status === "waiting";
   const manifest = (await getRunManifests(db, [run.id])).get(run.id);
   const waiting = run.timeline.filter((r) => r.state === "waiting").map((r) => r.capability);
   return (
@@ -57,6 +60,15 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
               {run.surface} · {run.who} · mode {run.mode} · started <RelativeTime value={run.startedAt} />
               {run.durationMs != null ? ` · ${run.durationMs} ms` : ""}
             </span>
+            {run.replays > 0 && (
+              <span
+                className="pill"
+                data-testid="run-replays"
+                title="Each time, the action ran again from the start and the calls it had made were answered from its journal"
+              >
+                resumed from its journal {run.replays === 1 ? "once" : `${run.replays} times`}
+              </span>
+            )}
           </p>
         </div>
         <div className="row">
@@ -64,7 +76,8 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <CopyButton text={run.id} label="Copy id" />
         </div>
       </div>
-      {running && <RunLive runId={run.id} afterSeq={afterSeq} />}
+      {live && <RunLive runId={run.id} afterSeq={afterSeq} />}
+      {run.parked && <ParkedNote parked={run.parked} />}
       {run.status === "interrupted" && <InterruptedNote envelope={run.envelope} />}
       <div className="run-grid">
         <section className="card" aria-labelledby="code-h">
@@ -84,16 +97,14 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
             empty={
               <>
                 <strong>No capability calls</strong>
-                {running
-                  ? "Calls appear here as the gate decides them."
-                  : "This action called no capability."}
+                {live ? "Calls appear here as the gate decides them." : "This action called no capability."}
               </>
             }
           />
         </section>
       </div>
       <section className="card out-card" aria-label="Output" style={{ marginTop: 12 }}>
-        <OutputPanes envelope={run.envelope} running={running} idPrefix="run" />
+        <OutputPanes envelope={run.envelope} running={live} idPrefix="run" />
       </section>
       <section className="card" aria-labelledby="env-h" style={{ marginTop: 12 }}>
         <details>
