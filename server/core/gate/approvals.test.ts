@@ -152,6 +152,27 @@ describe("approvals", () => {
     expect(await service.consume(sibling.id, sibling.argsHash)).toBe(true);
   });
 
+  it("a request that is not grantable for the session refuses a session answer and stays pending", async () => {
+    const { ports, service } = setup();
+    const record = await service.request({
+      runId: "run1",
+      session: testSession(),
+      capability,
+      snapshot: snapshotArgs({ title: "forced" }),
+      sessionGrantable: false,
+    });
+    await expect(
+      service.decide({ approvalId: record.id, answer: "session", decidedBy: bob }),
+    ).rejects.toMatchObject({
+      code: "BAD_INPUT",
+      message: expect.stringContaining("answer once or deny"),
+    });
+    expect(ports.grants.all).toEqual([]);
+    expect((await service.decide({ approvalId: record.id, answer: "once", decidedBy: bob })).status).toBe(
+      "allowed",
+    );
+  });
+
   it("allow once leaves the other waiting requests of the session alone", async () => {
     const { ports, service } = setup();
     const first = await request(service, { title: "a" });

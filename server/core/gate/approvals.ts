@@ -256,6 +256,12 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
         throw new AppError("FORBIDDEN", "an API key cannot answer its own approval requests");
       }
       if (record.status !== "pending") throw new AppError("CONFLICT", endedMessage(record));
+      if (answer === "session" && !record.sessionGrantable) {
+        throw new AppError(
+          "BAD_INPUT",
+          `approval ${approvalId} cannot be allowed for the session (${record.kind === "uncertain" ? "the call may already have happened" : "a rule asks for every call"}): answer once or deny`,
+        );
+      }
       await refuseIfRunGone(record);
       const now = clock.now();
       const scope = answer === "deny" ? null : answer;
