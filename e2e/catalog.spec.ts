@@ -243,7 +243,7 @@ test("[RULES]: a rule with an argument condition decides a tested call, and says
   const page = await asAdmin(browser);
   await page.goto("/rules");
   await expect(page.getByText("No rules yet")).toBeVisible();
-  await page.getByLabel("Effect").selectOption("allow");
+  await page.getByRole("combobox", { name: /^Effect/ }).selectOption("allow");
   await page.getByLabel(/Capability pattern/).fill("webhook.*");
   await page.getByLabel(/Description/).fill("build hooks");
   await page.getByRole("button", { name: "+ Add condition" }).click();

@@ -70,12 +70,19 @@ export async function getRunManifests(db: Db, runIds: string[]): Promise<Map<str
       apiKeyId: true,
       decisions: {
         orderBy: { createdAt: "asc" },
-        select: { capability: true, category: true, decision: true, reason: true, createdAt: true },
+        select: {
+          capability: true,
+          category: true,
+          decision: true,
+          reason: true,
+          approvalId: true,
+          createdAt: true,
+        },
       },
       approvals: {
         where: { status: "pending" },
         orderBy: { createdAt: "asc" },
-        select: { capability: true, category: true, createdAt: true },
+        select: { id: true, capability: true, category: true, createdAt: true },
       },
     },
   });
@@ -150,13 +157,16 @@ export async function getRunManifests(db: Db, runIds: string[]): Promise<Map<str
         .sort((a, b) => a.capability.localeCompare(b.capability)),
       callSites: m.callSites,
       calls: [
-        ...run.decisions.map((d) => ({
-          capability: d.capability,
-          category: d.category,
-          decision: d.decision,
-          reason: d.reason,
-          at: d.createdAt.toISOString(),
-        })),
+        // A durable run journals the call it waits on; its pending approval below stands for it.
+        ...run.decisions
+          .filter((d) => !d.approvalId || !run.approvals.some((a) => a.id === d.approvalId))
+          .map((d) => ({
+            capability: d.capability,
+            category: d.category,
+            decision: d.decision,
+            reason: d.reason,
+            at: d.createdAt.toISOString(),
+          })),
         ...run.approvals.map((a) => ({
           capability: a.capability,
           category: a.category,
