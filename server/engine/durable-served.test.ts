@@ -9,9 +9,14 @@
  *     the read ran once and the write exactly once.
  *   - The same, but the read's answer is too large to journal and changed by the replay: the
  *     replay takes another branch and fails with the divergence error; the write never runs.
+ *   - PostgreSQL only, SIGSTOP of A for at least 10 s (a stalled owner): while its action waits for
+ *     approval, and while it is inside the write's impl. B takes the run over; after SIGCONT, exactly
+ *     one instance finished the run, the run row, its journal and its MCP task (or the direct call's
+ *     answer) agree, and no side effect happened twice.
  * Heartbeats every second (an instance silent for 2.5 s is dead), so each case takes seconds, not
  * minutes; every wait is bounded generously and nothing asserts on timing.
  */
+import fs from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -39,6 +44,10 @@ const SERVE = "server/engine/testing/durable-serve.ts";
 const HEARTBEAT_MS = 1_000;
 /** Bounds that only keep a broken build from hanging; recovery takes a few beats. */
 const SETTLE_MS = 45_000;
+/** How long A stays stopped, at least. */
+const PAUSE_MS = 10_000;
+/** After SIGCONT: how long a stalled owner gets to write what it should not (an observation window). */
+const STALE_WINDOW_MS = 5_000;
 const APPROVER = { username: "bob", password: "bob-approves-1" };
 const OPEN = ["working", "input_required"];
 const pgBase = process.env.TOOLSTORE_TEST_POSTGRES_URL;
@@ -76,6 +85,16 @@ export default async function () {
   return await peek({ trial: "${trial}-other" });
 }`;
 
+/** Whether a process is stopped (Linux: state T in /proc/<pid>/stat). */
+function stopped(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) T/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const debug = (...args: unknown[]) => {
   if (process.env.DURABLE_DEBUG) console.error(new Date().toISOString().slice(11, 23), ...args);
 };
@@ -316,6 +335,161 @@ for (const backend of backends) {
         SETTLE_MS,
       );
       expect(open).toBe(0);
+    }, 180_000);
+
+    if (!backend.pg) return;
+
+    /** A and B with a long hot window: A holds its sandbox (the run `running`) while it waits. */
+    async function pair() {
+      const a = await serve(await freePort(), 60_000);
+      const b = await serve(await freePort(), 60_000);
+      return { a, b, pid: a.child.pid ?? 0 };
+    }
+
+    /** What a stalled owner could wrongly change: the run's finishes, its row, its journal. */
+    const traces = async (runId: string) =>
+      JSON.stringify([
+        await finishes(runId),
+        await runRow(runId),
+        await db.gateDecisionRecord.findMany({ where: { runId }, orderBy: { seq: "asc" } }),
+      ]);
+
+    /** SIGCONT for A; once A beats again, it gets a window to do what a stalled owner must not. */
+    async function resume(pid: number, aInstance: string, runId: string) {
+      const beat = async () =>
+        (await db.setting.findUnique({ where: { key: `instance:${aInstance}` } }))?.value ?? "";
+      const stalledBeat = await beat();
+      debug("before SIGCONT", await traces(runId));
+      process.kill(pid, "SIGCONT");
+      await until(beat, (v) => v !== stalledBeat, SETTLE_MS);
+      await sleep(STALE_WINDOW_MS);
+      debug("after SIGCONT", await traces(runId));
+    }
+
+    it("[DURABLE]: PostgreSQL, A stopped (SIGSTOP) while its action waits for approval: B takes over, exactly one finishes, the task agrees, the write ran once", async () => {
+      const trial = `stall-${Date.now().toString(36)}`;
+      answers.set(`${trial}:peek`, () => ({ hold: false, body: JSON.stringify({ n: 3 }) }));
+      answers.set(`${trial}:record`, () => ({ hold: false, body: "ok" }));
+      const { a, b, pid } = await pair();
+      const taskId = await startTask(a, readThenWrite(trial), trial);
+      const runId = (await runOf(trial))?.id ?? "";
+      const approval = await pendingOf(runId);
+      // A waits: its journal says so (the row a replay resumes from), its sandbox is held.
+      const waiting = await until(
+        () => db.gateDecisionRecord.findFirst({ where: { runId, seq: 2 } }),
+        (r) => r?.state === "waiting",
+        SETTLE_MS,
+      );
+      expect(waiting).toMatchObject({ capability: "tally.record", approvalId: approval?.id });
+      expect((await runRow(runId)).status).toBe("running");
+
+      process.kill(pid, "SIGSTOP");
+      const stoppedAt = Date.now();
+      expect(await until(async () => stopped(pid), Boolean, SETTLE_MS)).toBe(true);
+      // A's heartbeat stalls: B takes the run over and replays it up to the same request.
+      const taken = await until(
+        () => runRow(runId),
+        (r) => r.instanceId === b.instanceId,
+        SETTLE_MS,
+      );
+      expect(taken).toMatchObject({ status: "running", instanceId: b.instanceId });
+      expect(stopped(pid)).toBe(true);
+      await decide(b, approval?.id ?? "", "once");
+      const done = await until(
+        () => runRow(runId),
+        (r) => r.status === "ok",
+        SETTLE_MS,
+      );
+      expect(done.status).toBe("ok");
+      await sleep(Math.max(0, PAUSE_MS - (Date.now() - stoppedAt)));
+      expect(stopped(pid)).toBe(true);
+      await resume(pid, a.instanceId, runId);
+
+      const row = await runRow(runId);
+      expect.soft(row).toMatchObject({ status: "ok", instanceId: b.instanceId });
+      expect.soft(envelopeOf(row)?.result).toEqual({ seen: 3, done: { recorded: "paid 3", reply: "ok" } });
+      expect.soft(await finishes(runId)).toEqual([expect.objectContaining({ ok: true })]);
+      // The journal still says what happened: the write was allowed and ran.
+      const write = await db.gateDecisionRecord.findFirst({ where: { runId, seq: 2 } });
+      expect.soft(write).toMatchObject({ capability: "tally.record", decision: "allow", state: "ok" });
+      const denials = await db.auditEntry.count({
+        where: { action: "gate.deny", detail: { contains: runId } },
+      });
+      expect.soft(denials).toBe(0);
+      expect.soft(hits(trial, "peek")).toBe(1);
+      expect.soft(hits(trial, "record")).toBe(1);
+      expect.soft(await leftOpen(runId)).toBe(0);
+      // The task, read on either instance, says what the run row says.
+      for (const server of [a, b]) {
+        const { task, result } = await taskEnd(server, taskId);
+        expect.soft(task.status).toBe("completed");
+        expect.soft(result?.structuredContent).toEqual(envelopeOf(row));
+      }
+    }, 180_000);
+
+    it("[DURABLE]: PostgreSQL, A stopped (SIGSTOP) inside the write's impl: B asks whether it happened, exactly one finishes, the client's answer agrees, the write ran once", async () => {
+      const trial = `inside-${Date.now().toString(36)}`;
+      const { a, b, pid } = await pair();
+      answers.set(`${trial}:peek`, () => ({ hold: false, body: JSON.stringify({ n: 5 }) }));
+      // The write's effect reaches the receiver; A is stopped before it hears the answer.
+      let stoppedAt = 0;
+      answers.set(`${trial}:record`, () => {
+        process.kill(pid, "SIGSTOP");
+        stoppedAt = Date.now();
+        return { hold: true };
+      });
+      const agent = await client(a, "durable-agent");
+      const answer = agent.callTool(
+        { name: "execute_code", arguments: { code: readThenWrite(trial), title: trial } },
+        undefined,
+        { timeout: 180_000 },
+      );
+      answer.catch(() => undefined);
+      const runId = (await runOf(trial))?.id ?? "";
+      const approval = await pendingOf(runId);
+      await decide(b, approval?.id ?? "", "once");
+      expect(await until(async () => stopped(pid), Boolean, SETTLE_MS)).toBe(true);
+      expect(hits(trial, "record")).toBe(1);
+      expect(receiver.release()).toBe(1);
+
+      // B takes the run over; the write's outcome was never recorded, so B asks a human.
+      const taken = await until(
+        () => runRow(runId),
+        (r) => r.instanceId === b.instanceId,
+        SETTLE_MS,
+      );
+      expect(taken.instanceId).toBe(b.instanceId);
+      const card = await pendingOf(runId, "uncertain");
+      expect(card?.capability).toBe("tally.record");
+      expect(stopped(pid)).toBe(true);
+      await sleep(Math.max(0, PAUSE_MS - (Date.now() - stoppedAt)));
+      expect(stopped(pid)).toBe(true);
+      await resume(pid, a.instanceId, runId);
+      // A's attempt lost the run: it finished nothing, and the run still waits on B.
+      expect.soft(await finishes(runId)).toEqual([]);
+      expect.soft(await runRow(runId)).toMatchObject({ status: "running", instanceId: b.instanceId });
+
+      // The human knows it happened (the receiver got it): they end the action instead of repeating it.
+      await decide(b, card?.id ?? "", "deny");
+      const row = await until(
+        () => runRow(runId),
+        (r) => r.status !== "running" && r.status !== "waiting",
+        SETTLE_MS,
+      );
+      expect(row).toMatchObject({ status: "error", errorKind: "ended", instanceId: b.instanceId });
+      const envelope = envelopeOf(row);
+      expect.soft(envelope?.error?.message).toContain("call 2 (tally.record) may already have happened");
+      expect.soft(await finishes(runId)).toEqual([expect.objectContaining({ ok: false })]);
+      // The client that asked A gets the run's one outcome.
+      const answered = await answer;
+      expect.soft(answered.structuredContent).toEqual(envelope);
+      // Its journal row says the write was allowed and may have happened, or that it ran.
+      const write = await db.gateDecisionRecord.findFirst({ where: { runId, seq: 2 } });
+      expect.soft(write).toMatchObject({ capability: "tally.record", decision: "allow" });
+      expect.soft(["started", "ok"]).toContain(write?.state);
+      expect.soft(hits(trial, "peek")).toBe(1);
+      expect.soft(hits(trial, "record")).toBe(1);
+      expect.soft(await leftOpen(runId)).toBe(0);
     }, 180_000);
   });
 }
