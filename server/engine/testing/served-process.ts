@@ -57,21 +57,37 @@ export interface Receiver {
   url: string;
   /** Hits per `trial` query parameter. */
   hits: Map<string, number>;
-  /** Called on each hit; `hold` keeps the response open (the impl is in flight). */
-  onHit?: (trial: string, url: URL) => { hold: boolean };
+  /**
+   * Called on each hit; `hold` keeps the response open (the impl is in flight) until `release`;
+   * `body` is the answer (default `done`).
+   */
+  onHit?: (trial: string, url: URL) => { hold: boolean; body?: string };
+  /** Answers the held responses (`done`); returns how many there were. */
+  release(): number;
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
   const held: http.ServerResponse[] = [];
-  const receiver: Receiver = { url: "", hits: new Map(), close: async () => {} };
+  const answer = (res: http.ServerResponse, body = "done") =>
+    res.writeHead(200, { "content-type": "text/plain" }).end(body);
+  const receiver: Receiver = {
+    url: "",
+    hits: new Map(),
+    release: () => {
+      const waiting = held.splice(0);
+      for (const res of waiting) answer(res);
+      return waiting.length;
+    },
+    close: async () => {},
+  };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const trial = url.searchParams.get("trial") ?? "";
     receiver.hits.set(trial, (receiver.hits.get(trial) ?? 0) + 1);
-    const { hold } = receiver.onHit?.(trial, url) ?? { hold: false };
+    const { hold, body } = receiver.onHit?.(trial, url) ?? { hold: false };
     if (hold) held.push(res);
-    else res.writeHead(200, { "content-type": "text/plain" }).end("done");
+    else answer(res, body);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -101,13 +117,17 @@ export interface ServedProcess {
   instanceId: string;
 }
 
-/** Spawns a server process on 127.0.0.1:port; resolves once it prints `ready`. */
+/**
+ * Spawns a server process on 127.0.0.1:port; resolves once it prints `ready`. `script`: the
+ * server to run (default scripts/fault-serve.ts; ./durable-serve.ts adds a test module and tRPC).
+ */
 export async function spawnServer(
   databaseUrl: string,
   port: number,
   env: Record<string, string> = {},
+  script = "scripts/fault-serve.ts",
 ): Promise<ServedProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/fault-serve.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: path.resolve("."),
     env: {
       ...process.env,
