@@ -82,6 +82,7 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       }
       return (await batch.write(() => finishRun(db, id, end, fence))) === 1;
     },
+    unwritten: (id) => unwritten.has(id),
     async setQueued(id, queued) {
       await batch.defer(() => setRunQueued(db, id, queued));
     },

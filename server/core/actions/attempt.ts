@@ -315,10 +315,13 @@ async function recordFinish(
     },
     plan.token,
   );
-  const first = plan.token === 0;
-  const [finished] = await Promise.all([finishing, first ? publish(deps, event, onEvent) : undefined]);
+  // A run whose row is not written yet cannot have been taken over: its event joins the finish's
+  // commit. Otherwise the event waits for the fenced finish, so a stalled owner that wakes after
+  // another instance took the run announces nothing.
+  const together = plan.token === 0 && deps.runs.unwritten?.(runId) === true;
+  const [finished] = await Promise.all([finishing, together ? publish(deps, event, onEvent) : undefined]);
   if (!finished) return false;
-  if (!first) await publish(deps, event, onEvent);
+  if (!together) await publish(deps, event, onEvent);
   try {
     await Promise.all([audited, deps.runs.flush()]);
   } catch (error) {

@@ -90,6 +90,11 @@ export interface RunStore {
    * token and is unfinished: false means another instance took the run over (or it ended).
    */
   finish(id: string, result: FinishResult, fence?: number): Promise<boolean>;
+  /**
+   * The run's row is still queued for its first commit (so no other instance can have taken it
+   * over): its finish and its run.finished event may go into one commit.
+   */
+  unwritten?(id: string): boolean;
   /** queued <-> running while the run waits for a sandbox (CAS on the unfinished statuses). */
   setQueued(id: string, queued: boolean): Promise<void>;
   get(id: string): Promise<{ id: string; status: RunStatus; instanceId: string } | null>;
