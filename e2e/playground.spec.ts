@@ -284,6 +284,8 @@ test("[RUNS]: history filters by surface, status and capability", async ({ brows
   await expect(page).toHaveURL(/status=error/);
   await expect(table).toContainText("threw");
   await expect(table.locator("tbody tr").filter({ hasText: /\bok\b/ })).toHaveCount(0);
+  // A plan-mode run is a dry run now: it ends ok, in mode plan.
+  await page.goto("/runs?status=ok");
   await expect(table).toContainText("plan");
 
   await page.goto("/runs?capability=store.list");
