@@ -9,7 +9,7 @@ import { ErrorNote } from "../../_components/error-note";
 import { useTRPC } from "../../_lib/trpc";
 
 const ABOUT: Record<Mode, string> = {
-  plan: "Only read capabilities run; everything else is blocked.",
+  plan: "A dry run: reads run; in an action the other calls are planned, not run (approve the plan to run them); a direct call is blocked.",
   default: "Reads run; write, execute and external ask a human.",
   auto: "Everything runs without asking. Deny rules still apply.",
 };
