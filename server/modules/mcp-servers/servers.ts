@@ -10,7 +10,7 @@ import { AppError } from "../../core/errors";
 import type { Db } from "../../db";
 import { type McpServerConfig, parseServerInput } from "./config";
 import { sealSecret, secretNames } from "./secrets";
-import { assignExportNames, proposeCategory, toolHash, type UpstreamTool } from "./tools";
+import type { UpstreamTool } from "./tools";
 
 export type McpToolStatus = "pending" | "accepted" | "collision";
 

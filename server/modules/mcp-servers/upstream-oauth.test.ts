@@ -1,33 +1,13 @@
 /**
- * ToolStore as the OAuth client of an upstream MCP server built here with the SDK's own server
- * auth support (mcpAuthRouter + requireBearerAuth over express, a provider that keeps its codes and
- * tokens in memory and rotates refresh tokens). The admin's sign-in at the upstream is its
+ * ToolStore as the OAuth client of an upstream MCP server built with the SDK's own server auth
+ * support (testing/oauth-upstream.ts: mcpAuthRouter + requireBearerAuth over express, a provider
+ * that keeps its codes and tokens in memory and rotates refresh tokens). The admin's sign-in at the upstream is its
  * authorization endpoint answering with a redirect to ToolStore's callback, which the test follows.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { OAuthRegisteredClientsStore } from "@modelcontextprotocol/sdk/server/auth/clients.js";
-import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import type {
-  AuthorizationParams,
-  OAuthServerProvider,
-} from "@modelcontextprotocol/sdk/server/auth/provider.js";
-import {
-  getOAuthProtectedResourceMetadataUrl,
-  mcpAuthRouter,
-} from "@modelcontextprotocol/sdk/server/auth/router.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-// @ts-expect-error express (the SDK's server auth runs on it) ships no types in this install
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createEngine, type Engine } from "../../core/actions/engine";
 import { builtinModules } from "../../core/capabilities/builtins";
 import { testSession } from "../../core/testing/fixtures";
@@ -43,6 +23,7 @@ import {
   parseCategorizeRule,
   saveServer,
 } from "./index";
+import { type OAuthUpstream, startOAuthUpstream } from "./testing/oauth-upstream";
 import {
   completeUpstreamAuthorization,
   startUpstreamAuthorization,
@@ -52,129 +33,19 @@ import {
 const dir = mkdtempSync(path.join(tmpdir(), "toolstore-upstream-oauth-"));
 const ORIGIN = "http://127.0.0.1:3999";
 
-/** What the upstream's token endpoint saw. */
-const seen = { refreshes: [] as { resource?: string }[], codes: [] as { resource?: string }[] };
-const expiresIn = 3600;
-let refusingRefresh = false;
-
-function createProvider(): OAuthServerProvider {
-  const clients = new Map<string, OAuthClientInformationFull>();
-  const codes = new Map<string, { client: string; params: AuthorizationParams }>();
-  const access = new Map<string, { client: string; expiresAt: number; resource?: URL }>();
-  const refresh = new Map<string, string>();
-  const clientsStore: OAuthRegisteredClientsStore = {
-    getClient: (id) => clients.get(id),
-    registerClient: (client) => {
-      const full = {
-        ...client,
-        client_id: randomUUID(),
-        client_id_issued_at: Math.floor(Date.now() / 1000),
-      } as OAuthClientInformationFull;
-      clients.set(full.client_id, full);
-      return full;
-    },
-  };
-  const issue = (client: string, resource?: URL): OAuthTokens => {
-    const token = randomUUID();
-    const next = randomUUID();
-    access.set(token, { client, expiresAt: Date.now() + expiresIn * 1000, resource });
-    refresh.set(next, client);
-    return { access_token: token, token_type: "bearer", expires_in: expiresIn, refresh_token: next };
-  };
-  return {
-    clientsStore,
-    async authorize(client, params, res) {
-      // The user signs in and allows at once: the browser goes back with a code.
-      const code = randomUUID();
-      codes.set(code, { client: client.client_id, params });
-      const back = new URL(params.redirectUri);
-      back.searchParams.set("code", code);
-      if (params.state) back.searchParams.set("state", params.state);
-      res.redirect(302, back.toString());
-    },
-    async challengeForAuthorizationCode(_client, code) {
-      const entry = codes.get(code);
-      if (!entry) throw new InvalidGrantError("unknown code");
-      return entry.params.codeChallenge;
-    },
-    async exchangeAuthorizationCode(client, code, _verifier, _redirect, resource) {
-      const entry = codes.get(code);
-      if (!entry || entry.client !== client.client_id) throw new InvalidGrantError("unknown code");
-      codes.delete(code);
-      seen.codes.push({ resource: resource?.href });
-      return issue(client.client_id, resource);
-    },
-    async exchangeRefreshToken(client, token, _scopes, resource) {
-      seen.refreshes.push({ resource: resource?.href });
-      if (refusingRefresh || refresh.get(token) !== client.client_id)
-        throw new InvalidGrantError("refresh token revoked");
-      refresh.delete(token); // rotated: a second use fails
-      return issue(client.client_id, resource);
-    },
-    async verifyAccessToken(token) {
-      const entry = access.get(token);
-      if (!entry || entry.expiresAt < Date.now()) throw new InvalidTokenError("expired or unknown token");
-      return {
-        token,
-        clientId: entry.client,
-        scopes: [],
-        expiresAt: Math.floor(entry.expiresAt / 1000),
-        resource: entry.resource,
-      };
-    },
-  };
-}
-
 let db: Db;
 let engine: Engine;
 let source: McpModuleSource;
-let upstream: Server;
+let upstream: OAuthUpstream;
 let base = "";
 
 beforeAll(async () => {
   const target = { provider: "sqlite" as const, url: path.join(dir, "u.db") };
   await deployMigrations(target);
   db = createDb(target);
-  const app = express();
-  upstream = app.listen(0, "127.0.0.1");
-  await new Promise<void>((r) => upstream.once("listening", () => r()));
-  base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  const provider = createProvider();
-  const mcpUrl = new URL(`${base}/mcp`);
-  app.use(
-    mcpAuthRouter({
-      provider,
-      issuerUrl: new URL(base),
-      resourceServerUrl: mcpUrl,
-      scopesSupported: ["notes"],
-    }),
-  );
-  app.post(
-    "/mcp",
-    express.json(),
-    requireBearerAuth({
-      verifier: provider,
-      resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
-    }),
-    async (req: IncomingMessage & { body: unknown }, res: ServerResponse) => {
-      const server = new McpServer({ name: "oauth-notes", version: "1" });
-      server.registerTool(
-        "whoami",
-        {
-          description: "Who is calling.",
-          inputSchema: { n: z.number() },
-          annotations: { readOnlyHint: true },
-        },
-        async ({ n }, extra) => ({
-          content: [{ type: "text", text: JSON.stringify({ client: extra.authInfo?.clientId, n }) }],
-        }),
-      );
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on("close", () => void transport.close());
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    },
-  );
+  upstream = await startOAuthUpstream();
+  base = upstream.base;
+  const mcpUrl = upstream.mcpUrl;
   const ports = createMemoryPorts();
   source = createMcpModuleSource({ db, assets: ports.assets, idleMs: 60_000 });
   engine = createEngine({
@@ -191,7 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await engine?.close();
-  await new Promise((r) => upstream?.close(r));
+  await upstream?.close();
   await db?.$disconnect();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -222,7 +93,7 @@ describe("[MCP SERVERS] OAuth upstream", () => {
     await expect(source.refresh("notes")).rejects.toThrow(/Authorize/);
     expect((await getServer(db, "notes")).status).toBe("unauthorized");
     expect(await authorize()).toBe("notes");
-    expect(seen.codes.at(-1)?.resource).toBe(`${base}/mcp`);
+    expect(upstream.seen.codes.at(-1)?.resource).toBe(`${base}/mcp`);
     await source.refresh("notes");
     await categorizeTools(db, "notes", [parseCategorizeRule("*=proposed")], null);
     engine.registry.invalidate();
@@ -243,21 +114,21 @@ describe("[MCP SERVERS] OAuth upstream", () => {
   }, 60_000);
 
   it("a token about to expire is refreshed once, with the resource, before the next call", async () => {
-    const before = seen.refreshes.length;
+    const before = upstream.seen.refreshes.length;
     // The issued token is inside the refresh margin: the next call refreshes first.
     await db.mcpServerOAuth.updateMany({ data: { expiresAt: new Date(Date.now() + 5_000) } });
     await source.refresh("notes");
     const results = await Promise.all([run(), run(), run()]);
     for (const env of results) expect(env.ok, JSON.stringify(env)).toBe(true);
-    expect(seen.refreshes.length - before).toBe(1);
-    expect(seen.refreshes.at(-1)?.resource).toBe(`${base}/mcp`);
+    expect(upstream.seen.refreshes.length - before).toBe(1);
+    expect(upstream.seen.refreshes.at(-1)?.resource).toBe(`${base}/mcp`);
     const state = await upstreamOAuthState(db, "notes");
     expect(state?.lastRefreshAt).not.toBeNull();
     expect(state?.expiresAt?.getTime()).toBeGreaterThan(Date.now() + 60 * 60_000 - 60_000);
   }, 60_000);
 
   it("a refused refresh marks the server for reauthorization; calls say so; authorizing again clears it", async () => {
-    refusingRefresh = true;
+    upstream.refuseRefresh(true);
     await db.mcpServerOAuth.updateMany({ data: { expiresAt: new Date(Date.now() - 1_000) } });
     await source.refresh("notes").catch(() => undefined);
     const env = await run();
@@ -266,7 +137,7 @@ describe("[MCP SERVERS] OAuth upstream", () => {
     const state = await upstreamOAuthState(db, "notes");
     expect(state?.needsReauth).toBe(true);
     expect(state?.lastError).toContain("refresh at");
-    refusingRefresh = false;
+    upstream.refuseRefresh(false);
     await authorize();
     await source.refresh("notes");
     engine.registry.invalidate();
