@@ -127,6 +127,24 @@ describe("[MCP SERVERS] OAuth upstream", () => {
     expect(state?.expiresAt?.getTime()).toBeGreaterThan(Date.now() + 60 * 60_000 - 60_000);
   }, 60_000);
 
+  it("a token that lives 30 s is refreshed once half of it is spent, not on every call", async () => {
+    const before = upstream.seen.refreshes.length;
+    // Just issued, 30 s to live: inside the one-minute margin, but not yet half spent.
+    await db.mcpServerOAuth.updateMany({
+      data: { expiresAt: new Date(Date.now() + 30_000), lastRefreshAt: new Date() },
+    });
+    await source.refresh("notes");
+    for (let i = 0; i < 3; i++) expect((await run()).ok).toBe(true);
+    expect(upstream.seen.refreshes.length - before).toBe(0);
+    // Two thirds spent: the next call refreshes, once, and the new token is used at once.
+    await db.mcpServerOAuth.updateMany({
+      data: { expiresAt: new Date(Date.now() + 10_000), lastRefreshAt: new Date(Date.now() - 20_000) },
+    });
+    await source.refresh("notes");
+    for (let i = 0; i < 2; i++) expect((await run()).ok).toBe(true);
+    expect(upstream.seen.refreshes.length - before).toBe(1);
+  }, 60_000);
+
   it("a refused refresh marks the server for reauthorization; calls say so; authorizing again clears it", async () => {
     upstream.refuseRefresh(true);
     await db.mcpServerOAuth.updateMany({ data: { expiresAt: new Date(Date.now() - 1_000) } });

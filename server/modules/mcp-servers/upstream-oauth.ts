@@ -31,6 +31,25 @@ import { mcpSecretContext, secretBoxFor } from "../../services/stored-secrets";
 
 /** Refresh this long before the access token expires. */
 export const REFRESH_MARGIN_MS = 60_000;
+
+/**
+ * Whether the token should be refreshed now: within the margin of its expiry, where the margin is
+ * a minute, or half the token's lifetime (at least 10 s) for tokens that live under two minutes: a
+ * 30 s token would otherwise be refreshed on every call, and a burst of calls runs into the
+ * issuer's rate limit.
+ */
+export function refreshDue(
+  row: { expiresAt: Date | null; lastRefreshAt: Date | null; authorizedAt: Date | null },
+  now = Date.now(),
+): boolean {
+  if (!row.expiresAt) return false;
+  const issued = (row.lastRefreshAt ?? row.authorizedAt)?.getTime();
+  const lifetime = issued === undefined ? Number.POSITIVE_INFINITY : row.expiresAt.getTime() - issued;
+  return row.expiresAt.getTime() - now <= Math.min(REFRESH_MARGIN_MS, Math.max(lifetime / 2, 10_000));
+}
+
+/** Refusals that only a new authorization fixes; anything else (rate limits, outages) is retried. */
+const REFUSED_CODES = new Set(["invalid_grant", "invalid_client", "unauthorized_client", "invalid_target"]);
 const LEASE_MS = 30_000;
 const PENDING_TTL_MS = 10 * 60_000;
 const INSTANCE = randomUUID();
@@ -348,12 +367,7 @@ async function refreshUnderLease(
     const row = await db.mcpServerOAuth.findUnique({ where: { serverId } });
     if (!row?.refreshToken) throw reauthorizeError(name, "no refresh token was issued");
     // Another instance may have refreshed between our read and the lease.
-    if (
-      row.expiresAt &&
-      row.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS &&
-      row.lastRefreshAt &&
-      row.lastRefreshAt > new Date(now.getTime() - LEASE_MS)
-    ) {
+    if (!refreshDue(row) && row.lastRefreshAt && row.lastRefreshAt > new Date(now.getTime() - LEASE_MS)) {
       return true;
     }
     const refreshToken = await open(db, serverId, "refresh", row.refreshToken);
@@ -367,7 +381,7 @@ async function refreshUnderLease(
         fetchFn,
       });
     } catch (error) {
-      const refused = error instanceof SdkOAuthError;
+      const refused = error instanceof SdkOAuthError && REFUSED_CODES.has(error.errorCode);
       const message = `refresh at ${row.issuer} failed: ${(error as Error).message}`;
       await db.mcpServerOAuth.update({
         where: { serverId },
@@ -408,11 +422,13 @@ export async function upstreamAccessToken(
     if (!row?.accessToken) throw reauthorizeError(name, "it was never authorized");
     if (row.needsReauth) throw reauthorizeError(name, row.lastError ?? "the last refresh failed");
     if (forced && row.accessToken !== seen) forced = false;
-    const fresh = !row.expiresAt || row.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS;
-    if (fresh && !forced) return open(db, serverId, "access", row.accessToken);
+    if (!refreshDue(row) && !forced) return open(db, serverId, "access", row.accessToken);
     if (await refreshUnderLease(db, serverId, name, options.fetchFn ?? fetch)) {
-      forced = false;
-      continue;
+      // Refreshed (here or by the lease's holder): use what it stored, without asking again.
+      const after = await db.mcpServerOAuth.findUnique({ where: { serverId } });
+      if (after?.needsReauth) throw reauthorizeError(name, after.lastError ?? "the last refresh failed");
+      if (after?.accessToken) return open(db, serverId, "access", after.accessToken);
+      throw reauthorizeError(name, "it was never authorized");
     }
     if (Date.now() > deadline)
       throw new AppError(
