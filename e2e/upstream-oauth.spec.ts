@@ -7,9 +7,9 @@ import { adminContext, screenshot } from "./helpers";
 /**
  * An upstream MCP server that needs OAuth (the SDK's own server auth support, started here) is
  * added from the console; the admin presses Authorize, signs in at the upstream in Chromium and
- * comes back; an action calls its tool over MCP. Its tokens live 30 s, inside ToolStore's refresh
- * margin, so every call refreshes first (rotating the refresh token, with the resource); when the
- * upstream refuses a refresh, calls say to reauthorize and the server page and the approvals inbox
+ * comes back; an action calls its tool over MCP. Its tokens live 30 s, under ToolStore's one-minute
+ * refresh margin: a token is refreshed once half spent (rotating the refresh token, with the
+ * resource), not on every call; when the upstream refuses a refresh, calls say to reauthorize and the server page and the approvals inbox
  * show a "reauthorize" card, until the admin authorizes again.
  */
 test.describe.configure({ mode: "serial" });
@@ -93,17 +93,23 @@ test("[OAUTH UPSTREAM]: an admin authorizes an OAuth MCP server in the browser; 
   await expect(page.getByTestId("tool-whoami")).toContainText("accepted");
   await screenshot(page, "mcp-server-oauth-authorized");
 
-  // Each call refreshes the 30 s token first, with the resource, and the tool answers.
+  // A fresh 30 s token is used as it is; once half of it is spent, the next call refreshes it,
+  // once, with the resource, and the calls right after use the new one.
   const key = await createKey(page);
   const refreshes = upstream.seen.refreshes.length;
   const first = await callWhoami(baseURL ?? "", key);
   expect(first.ok, JSON.stringify(first)).toBe(true);
   expect(JSON.stringify(first.result)).toContain('"n":7');
-  expect(upstream.seen.refreshes.length).toBeGreaterThan(refreshes);
+  expect(upstream.seen.refreshes.length).toBe(refreshes);
+  await page.waitForTimeout(16_000);
+  for (let i = 0; i < 2; i++) expect((await callWhoami(baseURL ?? "", key)).ok).toBe(true);
+  expect(upstream.seen.refreshes.length).toBe(refreshes + 1);
   expect(upstream.seen.refreshes.at(-1)?.resource).toBe(upstream.mcpUrl.href);
 
-  // The upstream revokes the grant: the call says to reauthorize, and both cards ask for it.
+  // The upstream revokes the grant: the next refresh is refused, the call says to reauthorize,
+  // and both cards ask for it.
   upstream.refuseRefresh(true);
+  await page.waitForTimeout(16_000);
   const refused = await callWhoami(baseURL ?? "", key);
   expect(refused.ok).toBe(false);
   expect(JSON.stringify(refused)).toMatch(/Authorize/);

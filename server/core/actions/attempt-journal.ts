@@ -55,7 +55,16 @@ export function createAttemptJournal(options: {
         ? setTimeout(() => detach.abort(), Math.max(0, options.parkAfterMs))
         : undefined;
       try {
-        return await wait(detach.signal);
+        const answered = await wait(detach.signal);
+        // The human may take hours: a stalled owner whose run another instance took over in the
+        // meantime stops here, before it uses the approval or records anything (the new owner's).
+        if (!(await journal.holds())) {
+          throw journal.halt({
+            kind: "lease_lost",
+            message: "another instance took this run over while it waited; this one stopped",
+          });
+        }
+        return answered;
       } catch (error) {
         if (error instanceof ParkedWait) throw journal.halt(halt ?? { kind: "parked", approvalId });
         throw error;

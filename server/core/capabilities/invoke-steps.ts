@@ -79,14 +79,6 @@ export function createCallSteps(
     const allowed = outcome.decision === "allow";
     const planned = shared.planner !== null && outcome.decision === "blocked";
     if (planned) outcome.reason = PLANNED_REASON;
-    // After a human's answer (which may take hours), a stalled owner whose run another instance
-    // took over records nothing: the journal row and the audit are the new owner's.
-    if (journal && outcome.via === "approval" && !(await journal.holds())) {
-      throw journal.halt({
-        kind: "lease_lost",
-        message: "another instance took this run over while it waited; this one stopped",
-      });
-    }
     await audit.decision(cap, call.snapshot, outcome, decidedMs, fields(call, allowed ? "started" : null));
     const line: CallRecord = {
       capability: name,
