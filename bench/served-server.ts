@@ -64,6 +64,7 @@ async function serve(
   mcp: FetchHandler,
   stats: () => Promise<Record<string, unknown>>,
   guard: RequestGuard = createRequestGuard({}),
+  extraRoutes: Record<string, FetchHandler> = {},
 ): Promise<{ url: string }> {
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
@@ -98,7 +99,12 @@ async function serve(
   // The same front server as `npm start` (scripts/serve.ts); what it would pass to Next gets 404.
   const server = createFrontServer({
     guard,
-    routes: { [MCP_PATH]: () => mcp, "/": () => page, "/__bench/stats": () => statsRoute },
+    routes: {
+      [MCP_PATH]: () => mcp,
+      "/": () => page,
+      "/__bench/stats": () => statsRoute,
+      ...Object.fromEntries(Object.entries(extraRoutes).map(([p, h]) => [p, () => h])),
+    },
     fallback: (_req, res) => res.writeHead(404).end(),
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -174,6 +180,13 @@ async function startToolStore() {
     }
   }
   const engine = await getEngine();
+  // The console's tRPC handler (as app/api/trpc/[trpc]/route.ts builds it) for the one procedure a
+  // human approver uses (bench/durable.bench.ts approves through it with a console session).
+  const { fetchRequestHandler } = await import("@trpc/server/adapters/fetch");
+  const { appRouter } = await import("../server/api/root");
+  const { createContext } = await import("../server/api/trpc");
+  const trpc: FetchHandler = (req) =>
+    fetchRequestHandler({ endpoint: "/api/trpc", req, router: appRouter, createContext });
   const served = await serve(
     getMcpHttpHandler(),
     async () => ({
@@ -181,6 +194,7 @@ async function startToolStore() {
       pendingApprovals: await db.approval.count({ where: { status: "pending" } }),
     }),
     getRequestGuard(),
+    { "/api/trpc/approvals.decide": trpc },
   );
   return { url: served.url, keys };
 }
