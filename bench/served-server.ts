@@ -3,7 +3,8 @@
  * loop and the database lock are its own). The flavour is the last argument:
  * - `toolstore`: the real MCP HTTP handler (API keys, DB sessions, gate, sandbox pool, audit) behind
  *   the front server `npm start` uses, on a real SQLite file (or PostgreSQL when BENCH_DATABASE_URL
- *   is postgresql://), with the toolsets folder loaded, plus a static `GET /` page;
+ *   is postgresql://), with the toolsets folder loaded, plus a static `GET /` page and the
+ *   console's tRPC `approvals.decide` (POST /api/trpc/approvals.decide with a session cookie);
  * - `baseline`: the floor, a minimal MCP SDK server whose `execute_code` tool runs the same action
  *   in a fresh QuickJS runtime and context, with the calculator toolset evaluated once in a warm
  *   runtime of its own and reached through a host function;
