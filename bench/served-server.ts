@@ -3,7 +3,8 @@
  * loop and the database lock are its own). The flavour is the last argument:
  * - `toolstore`: the real MCP HTTP handler (API keys, DB sessions, gate, sandbox pool, audit) behind
  *   the front server `npm start` uses, on a real SQLite file (or PostgreSQL when BENCH_DATABASE_URL
- *   is postgresql://), with the toolsets folder loaded, plus a static `GET /` page;
+ *   is postgresql://), with the toolsets folder loaded, plus a static `GET /` page and the
+ *   console's tRPC `approvals.decide` (POST /api/trpc/approvals.decide with a session cookie);
  * - `baseline`: the floor, a minimal MCP SDK server whose `execute_code` tool runs the same action
  *   in a fresh QuickJS runtime and context, with the calculator toolset evaluated once in a warm
  *   runtime of its own and reached through a host function;
@@ -64,6 +65,7 @@ async function serve(
   mcp: FetchHandler,
   stats: () => Promise<Record<string, unknown>>,
   guard: RequestGuard = createRequestGuard({}),
+  extraRoutes: Record<string, FetchHandler> = {},
 ): Promise<{ url: string }> {
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
@@ -98,7 +100,12 @@ async function serve(
   // The same front server as `npm start` (scripts/serve.ts); what it would pass to Next gets 404.
   const server = createFrontServer({
     guard,
-    routes: { [MCP_PATH]: () => mcp, "/": () => page, "/__bench/stats": () => statsRoute },
+    routes: {
+      [MCP_PATH]: () => mcp,
+      "/": () => page,
+      "/__bench/stats": () => statsRoute,
+      ...Object.fromEntries(Object.entries(extraRoutes).map(([p, h]) => [p, () => h])),
+    },
     fallback: (_req, res) => res.writeHead(404).end(),
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -174,6 +181,13 @@ async function startToolStore() {
     }
   }
   const engine = await getEngine();
+  // The console's tRPC handler (as app/api/trpc/[trpc]/route.ts builds it) for the one procedure a
+  // human approver uses (bench/durable.bench.ts approves through it with a console session).
+  const { fetchRequestHandler } = await import("@trpc/server/adapters/fetch");
+  const { appRouter } = await import("../server/api/root");
+  const { createContext } = await import("../server/api/trpc");
+  const trpc: FetchHandler = (req) =>
+    fetchRequestHandler({ endpoint: "/api/trpc", req, router: appRouter, createContext });
   const served = await serve(
     getMcpHttpHandler(),
     async () => ({
@@ -181,6 +195,7 @@ async function startToolStore() {
       pendingApprovals: await db.approval.count({ where: { status: "pending" } }),
     }),
     getRequestGuard(),
+    { "/api/trpc/approvals.decide": trpc },
   );
   return { url: served.url, keys };
 }
