@@ -136,7 +136,8 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
   const onEvent = surface?.onEvent;
   const created = recordStart(deps, plan, onEvent);
   if (plan.replay > 0) {
-    await publish(
+    // Lazy: it joins the attempt's next commit instead of holding the replay up for one.
+    void publish(
       deps,
       {
         type: "run.resumed",
@@ -148,7 +149,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
         at: deps.clock.now(),
       },
       onEvent,
-    );
+    ).catch(() => undefined);
   }
 
   const traced = traceRun(runId, session);
@@ -321,7 +322,8 @@ async function recordFinish(
   const together = plan.token === 0 && deps.runs.unwritten?.(runId) === true;
   const [finished] = await Promise.all([finishing, together ? publish(deps, event, onEvent) : undefined]);
   if (!finished) return false;
-  if (!together) await publish(deps, event, onEvent);
+  // The event is lazy: flush so it commits now, not with the next batch.
+  if (!together) await Promise.all([publish(deps, event, onEvent), deps.runs.flush()]);
   try {
     await Promise.all([audited, deps.runs.flush()]);
   } catch (error) {

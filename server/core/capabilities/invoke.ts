@@ -13,19 +13,11 @@ import { type TracedCall, traceCall } from "../trace-spans";
 import { replayFromJournal } from "./invoke-replay";
 import { createCallSteps, type SharedRunState } from "./invoke-steps";
 import { divergedMessage, type JournalEntry, JournaledError, type RunJournal } from "./journal";
-import { createPlanner, PLANNED_REASON, type PlannedCall } from "./plan-calls";
+import { createPlanner, type PlannedCall } from "./plan-calls";
 import type { CapabilityRegistry, ResolvedCapability } from "./registry";
 import { createRunAudit } from "./run-audit";
 import { type ArgsSnapshot, snapshotArgs, snapshotFromJson } from "./snapshot";
-import type {
-  CallSite,
-  CapabilityRun,
-  Category,
-  ClientToolRouter,
-  ImageRef,
-  JsonObject,
-  Session,
-} from "./types";
+import type { CallSite, CapabilityRun, Category, ClientToolRouter, ImageRef, Session } from "./types";
 import { validateArgs } from "./validate";
 
 /** One line of the envelope's `calls`. "invalid": refused before the gate (unknown name, bad arguments). */

@@ -150,6 +150,8 @@ export function createGate(deps: GateDeps): Gate {
     snapshot: ArgsSnapshot,
     ruleId: string | null,
     budget: { budget?: BudgetHit } = {},
+    /** A replay at a journaled `waiting` call: the impl never started in any attempt. */
+    resumed = false,
   ): Promise<GateOutcome> {
     const resume = subject.pauseDeadline?.();
     const waiting = traceApprovalWait(approvalId, capability, () => deps.clock.now());
@@ -175,8 +177,16 @@ export function createGate(deps: GateDeps): Gate {
     if (final.status === "denied") return outcome("deny", "denied by the approver");
     if (final.status !== "allowed") return outcome("deny", "the approval request expired");
     // Single use, bound to this exact snapshot: a second consumer or other arguments get nothing.
+    // The one exception is a replay of the same run at a call whose impl never started: an
+    // earlier attempt used the approval and died before it recorded the call (it is the run's).
     if (!(await deps.approvals.consume(approvalId, snapshot.hash))) {
-      return outcome("deny", "the approval was already used");
+      const usedByThisRun =
+        resumed &&
+        subject.runId !== null &&
+        (await deps.approvals
+          .get(approvalId)
+          .then((r) => r?.runId === subject.runId && r.argsHash === snapshot.hash && r.consumedAt !== null));
+      if (!usedByThisRun) return outcome("deny", "the approval was already used");
     }
     if (final.grantId) return outcome("allow", "covered by a session grant given on another request");
     return outcome("allow", final.scope === "session" ? "approved for this session" : "approved once");
@@ -185,7 +195,7 @@ export function createGate(deps: GateDeps): Gate {
   return {
     check,
     resumeApproval: (subject, approvalId, snapshot, capability) =>
-      settleApproval(subject, approvalId, capability, snapshot, null),
+      settleApproval(subject, approvalId, capability, snapshot, null, {}, true),
     approvals: deps.approvals,
   };
 }
