@@ -118,8 +118,12 @@ export function createPrismaApprovalStore(db: Db): ApprovalStore {
       });
       return rows.map(toRecord);
     },
-    async listPending() {
-      const rows = await db.approval.findMany({ where: { status: "pending" }, select: approvalSelect });
+    async listPending(filter) {
+      const due = filter?.expiresBy === undefined ? {} : { expiresAt: { lte: new Date(filter.expiresBy) } };
+      const rows = await db.approval.findMany({
+        where: { status: "pending", ...due },
+        select: approvalSelect,
+      });
       return rows.map(toRecord);
     },
     async listAllowedUnconsumed() {

@@ -3,7 +3,7 @@
  * through the Event outbox (server/infra/events.ts).
  */
 import type { ObservationEnvelope } from "../core/actions/envelope";
-import type { RunStatus, RunStore } from "../core/actions/ports";
+import type { RunState, RunStatus, RunStore } from "../core/actions/ports";
 import type { CallRecord } from "../core/capabilities/invoke";
 import type { AssetStore } from "../core/capabilities/ports";
 import { isCategory } from "../core/capabilities/registry";
@@ -92,6 +92,18 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         select: { id: true, status: true, instanceId: true },
       });
       return row ? { id: row.id, status: row.status as RunStatus, instanceId: row.instanceId } : null;
+    },
+    async getMany(ids) {
+      const out: RunState[] = [];
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = await db.actionRun.findMany({
+          where: { id: { in: ids.slice(i, i + 500) } },
+          select: { id: true, status: true, instanceId: true },
+        });
+        for (const row of rows)
+          out.push({ id: row.id, status: row.status as RunStatus, instanceId: row.instanceId });
+      }
+      return out;
     },
     async listRunning() {
       return db.actionRun.findMany({

@@ -124,6 +124,29 @@ export default async () => (await write({ value: "x" })).echo.value;`,
     expect(ports.runs.all.get(runId)?.replays).toBe(0);
   });
 
+  it("an answer that lands while the run is parking resumes it as soon as it is parked", async () => {
+    // The decision comes after the hot window ran out, before the row says `waiting`: the
+    // approval service cannot resume a run that still runs, so the parked run looks itself.
+    const requested = nextApproval();
+    const park = ports.runs.park.bind(ports.runs);
+    let decidedWhileParking = false;
+    ports.runs.park = async (runId, input) => {
+      const approval = await requested;
+      await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });
+      decidedWhileParking = ports.runs.all.get(runId)?.status === "running";
+      return park(runId, input);
+    };
+    const { runId, envelope } = await engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "x" })).echo.value;`,
+    });
+    expect(decidedWhileParking).toBe(true);
+    expect(envelope.result).toBe("x");
+    expect(ports.runs.all.get(runId)?.replays).toBe(1);
+    expect(runsOf("canary.write")).toBe(1);
+  });
+
   it("Date.now() and Math.random() give the same values in the replay as in the first run", async () => {
     const requested = nextApproval();
     const parked = parkedSoon();
@@ -253,6 +276,8 @@ export default async () => (await write({ value: "b" })).echo.value;`,
     });
     const approval = await requested;
     const runId = await parked;
+    // inst-1's attempt is over (parked) before anyone answers: from here on it does nothing more.
+    await engine.settled();
     const other = makeEngine("inst-2");
     // The decision is taken on inst-2; inst-1 counts as dead there.
     await other.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });

@@ -180,6 +180,10 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.cancelPollMs === undefined ? {} : { cancelPollMs: options.cancelPollMs }),
     ...(options.parkAfterMs === undefined ? {} : { parkAfterMs: options.parkAfterMs }),
     ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
+    approvalAnswered: async (approvalId) => {
+      const record = await ports.approvals.get(approvalId);
+      return record !== null && record.status !== "pending";
+    },
   });
   const actions = runner;
   const plans = ports.plans;

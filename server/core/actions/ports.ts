@@ -76,6 +76,13 @@ export interface NewRun {
   seed?: string;
 }
 
+/** A run's status and the instance that owns it. */
+export interface RunState {
+  id: string;
+  status: RunStatus;
+  instanceId: string;
+}
+
 /**
  * A store may write `create`, `setQueued` and the rows of read calls late, in one group commit
  * with the run's other rows (a run that makes only read calls is one commit), as long as it
@@ -97,7 +104,9 @@ export interface RunStore {
   unwritten?(id: string): boolean;
   /** queued <-> running while the run waits for a sandbox (CAS on the unfinished statuses). */
   setQueued(id: string, queued: boolean): Promise<void>;
-  get(id: string): Promise<{ id: string; status: RunStatus; instanceId: string } | null>;
+  get(id: string): Promise<RunState | null>;
+  /** The rows of these runs that exist (any order). */
+  getMany(ids: string[]): Promise<RunState[]>;
   /** Runs still marked running or queued (candidates for recovery). */
   listRunning(): Promise<{ id: string; instanceId: string; leaseToken: number }[]>;
 

@@ -52,13 +52,17 @@ export async function recoverAfterRestart(
   // Approvals before runs: whoever reads a run as `interrupted` finds its approvals final too,
   // never one still pending or allowed-unused in the queue.
   const approvalsExpired = await deps.approvals.recover(
-    async (runId) => {
-      if (gone.has(runId)) return false;
-      const run = await deps.runs.get(runId);
-      if (run?.status === "waiting") return true;
-      return (
-        run !== null && (run.status === "running" || run.status === "queued") && (await alive(run.instanceId))
-      );
+    async (runIds) => {
+      const live = new Set<string>();
+      const instances = new Map<string, Promise<boolean>>();
+      for (const run of await deps.runs.getMany(runIds.filter((id) => !gone.has(id)))) {
+        if (run.status === "waiting") live.add(run.id);
+        else if (run.status === "running" || run.status === "queued") {
+          if (!instances.has(run.instanceId)) instances.set(run.instanceId, alive(run.instanceId));
+          if (await instances.get(run.instanceId)) live.add(run.id);
+        }
+      }
+      return live;
     },
     { includeDirectCalls: deps.startup === true },
   );

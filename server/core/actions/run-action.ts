@@ -52,6 +52,11 @@ export interface ActionRunnerDeps extends InvokeDeps {
   isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean;
   /** Told when a run parks, resumes and finishes, on whichever instance (MCP tasks follow it). */
   lifecycle?: RunLifecycle;
+  /**
+   * Whether an approval is no longer pending. A decision taken while its run was parking finds
+   * the run still running and cannot resume it; the run looks once it is parked.
+   */
+  approvalAnswered?: (approvalId: string) => Promise<boolean>;
 }
 
 /** Which run, and which instance owns it now. */
@@ -125,6 +130,17 @@ const RESUME_BATCH = 100;
 /** A run the process died under this many times is not replayed again (it may be what kills it). */
 const MAX_CRASH_REPLAYS = 5;
 
+/** The answer came while the run was parking: it resumes now, not at the next sweep. */
+function resumeIfAnswered(
+  deps: ActionRunnerDeps,
+  resume: (runId: string) => Promise<boolean>,
+  runId: string,
+  approvalId: string,
+): void {
+  const answered = deps.approvalAnswered?.(approvalId) ?? Promise.resolve(false);
+  void answered.then((yes) => (yes ? resume(runId) : false)).catch(() => false);
+}
+
 export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
   const newId = deps.newId ?? randomUUID;
   const baseLimits = resolveLimits(deps.limits);
@@ -145,6 +161,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const running = runAttempt(attemptDeps, plan).then(
       (outcome) => {
         if (outcome.kind === "finished") surfaces.resolve(plan.runId, outcome.result);
+        if (outcome.kind === "parked") resumeIfAnswered(deps, resume, plan.runId, outcome.approvalId);
         return outcome;
       },
       (error: unknown) => {

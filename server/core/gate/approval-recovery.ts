@@ -6,7 +6,7 @@
 
 import { abandonedEvent, expiredEvent } from "./approval-events";
 import { RUN_GONE_REASON } from "./approval-waiters";
-import type { ApprovalStore, Clock, EventPublisher } from "./ports";
+import type { ApprovalRecord, ApprovalStore, Clock, EventPublisher } from "./ports";
 
 export const ABANDONED_REASON =
   "the server process running the action stopped before the approved call ran; nothing was executed";
@@ -27,22 +27,35 @@ export interface RecoveryOptions {
   includeDirectCalls?: boolean;
 }
 
-type IsRunAlive = (runId: string) => Promise<boolean>;
+/**
+ * Which of these runs still run on a live instance or are parked (any instance resumes those):
+ * asked once per pass for every run in question, so a sweep over thousands of parked runs is a
+ * few queries, not one per row.
+ */
+export type RunLiveness = (runIds: string[]) => Promise<ReadonlySet<string>>;
 /** One pass of recovery; returns how many rows it closed. */
 type RecoveryStep = (
   deps: ApprovalRecoveryDeps,
-  isRunAlive: IsRunAlive,
+  liveRuns: RunLiveness,
   options: RecoveryOptions,
 ) => Promise<number>;
 
-const expireOrphanedPending: RecoveryStep = async (deps, isRunAlive, options) => {
+const runIdsOf = (records: ApprovalRecord[]): string[] => [
+  ...new Set(records.flatMap((r) => (r.runId === null ? [] : [r.runId]))),
+];
+
+const expireOrphanedPending: RecoveryStep = async (deps, liveRuns, options) => {
+  const now = deps.clock.now();
+  const candidates = (await deps.store.listPending()).filter(
+    (record) =>
+      !deps.isWaited(record.id) &&
+      (record.runId !== null || options.includeDirectCalls === true || record.expiresAt <= now),
+  );
+  const alive = await liveRuns(runIdsOf(candidates.filter((record) => record.expiresAt > now)));
   let count = 0;
-  for (const record of await deps.store.listPending()) {
-    if (deps.isWaited(record.id)) continue;
-    if (record.runId === null && !options.includeDirectCalls && record.expiresAt > deps.clock.now()) continue;
-    const timedOut = record.expiresAt <= deps.clock.now();
-    const alive = record.runId !== null && !timedOut && (await isRunAlive(record.runId));
-    if (alive) continue;
+  for (const record of candidates) {
+    const timedOut = record.expiresAt <= now;
+    if (record.runId !== null && !timedOut && alive.has(record.runId)) continue;
     const reason = timedOut ? undefined : RUN_GONE_REASON;
     if (await deps.store.expire(record.id, reason)) {
       count += 1;
@@ -53,14 +66,15 @@ const expireOrphanedPending: RecoveryStep = async (deps, isRunAlive, options) =>
 };
 
 /** Allowed but never used: the waiter died between the decision and the consume. */
-const abandonUnusedAllowed: RecoveryStep = async (deps, isRunAlive, options) => {
+const abandonUnusedAllowed: RecoveryStep = async (deps, liveRuns, options) => {
+  const candidates = (await deps.store.listAllowedUnconsumed()).filter((record) => !deps.isWaited(record.id));
+  const alive = await liveRuns(runIdsOf(candidates));
   let count = 0;
-  for (const record of await deps.store.listAllowedUnconsumed()) {
-    if (deps.isWaited(record.id)) continue;
+  for (const record of candidates) {
     if (record.runId === null) {
       const stale = (record.decidedAt ?? 0) < deps.clock.now() - DIRECT_CALL_STALE_MS;
       if (!options.includeDirectCalls || !stale) continue;
-    } else if (await isRunAlive(record.runId)) {
+    } else if (alive.has(record.runId)) {
       continue;
     }
     if (await deps.store.abandon(record.id, ABANDONED_REASON)) {
@@ -74,9 +88,9 @@ const abandonUnusedAllowed: RecoveryStep = async (deps, isRunAlive, options) => 
 /** Returns how many rows it closed. */
 export async function recoverApprovals(
   deps: ApprovalRecoveryDeps,
-  isRunAlive: IsRunAlive,
+  liveRuns: RunLiveness,
   options: RecoveryOptions = {},
 ): Promise<number> {
-  const expired = await expireOrphanedPending(deps, isRunAlive, options);
-  return expired + (await abandonUnusedAllowed(deps, isRunAlive, options));
+  const expired = await expireOrphanedPending(deps, liveRuns, options);
+  return expired + (await abandonUnusedAllowed(deps, liveRuns, options));
 }

@@ -224,7 +224,7 @@ describe("approvals", () => {
       snapshot: snapshotArgs({}),
       sessionGrantable: true,
     });
-    const expired = await service.recover(async (runId) => runId === "run_live");
+    const expired = await service.recover(async (ids) => new Set(ids.filter((id) => id === "run_live")));
     expect(expired).toBe(1);
     expect(ports.approvals.all.get(dead.id)?.status).toBe("expired");
     expect(ports.approvals.all.get(live.id)?.status).toBe("pending");
@@ -266,10 +266,10 @@ describe("approvals", () => {
     });
     const waited = await request(service);
     const waiting = service.wait(waited.id, new AbortController().signal);
-    expect(await service.recover(async () => false)).toBe(0);
+    expect(await service.recover(async () => new Set())).toBe(0);
     expect(ports.approvals.all.get(direct.id)?.status).toBe("pending");
     expect(ports.approvals.all.get(waited.id)?.status).toBe("pending");
-    expect(await service.recover(async () => false, { includeDirectCalls: true })).toBe(1);
+    expect(await service.recover(async () => new Set(), { includeDirectCalls: true })).toBe(1);
     expect(ports.approvals.all.get(direct.id)?.status).toBe("expired");
     await service.decide({ approvalId: waited.id, answer: "deny", decidedBy: bob });
     expect((await waiting).status).toBe("denied");

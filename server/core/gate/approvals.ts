@@ -11,7 +11,12 @@ import type { ArgsSnapshot } from "../capabilities/snapshot";
 import type { Category, JsonObject, Session } from "../capabilities/types";
 import { AppError } from "../errors";
 import { approvalSummary, decidedEvent, decidedEventOfRow, expiredEvent } from "./approval-events";
-import { ABANDONED_REASON, type RecoveryOptions, recoverApprovals } from "./approval-recovery";
+import {
+  ABANDONED_REASON,
+  type RecoveryOptions,
+  type RunLiveness,
+  recoverApprovals,
+} from "./approval-recovery";
 import { createApprovalWaiters, RUN_GONE_REASON } from "./approval-waiters";
 import type {
   ApprovalKind,
@@ -21,6 +26,7 @@ import type {
   EngineEvent,
   EventPublisher,
   GrantStore,
+  PendingFilter,
 } from "./ports";
 
 /** The longest an approval may wait: 7 days. */
@@ -86,7 +92,7 @@ export interface ApprovalService {
    * (no run) are expired only with `includeDirectCalls` (at startup: their waiter died with the
    * old process).
    */
-  recover(isRunAlive: (runId: string) => Promise<boolean>, options?: RecoveryOptions): Promise<number>;
+  recover(liveRuns: RunLiveness, options?: RecoveryOptions): Promise<number>;
   /** Wake waiters of `id` now (call it when another instance's decision event arrives). */
   wake(id: string): void;
   /** Expire the pending approvals of one run at once (the run was cancelled); returns how many. */
@@ -192,9 +198,10 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
   async function expirePending(
     select: (record: ApprovalRecord) => boolean,
     reason?: string,
+    filter?: PendingFilter,
   ): Promise<number> {
     let count = 0;
-    for (const record of await store.listPending()) {
+    for (const record of await store.listPending(filter)) {
       if (!select(record)) continue;
       if (await store.expire(record.id, reason)) {
         count += 1;
@@ -294,11 +301,11 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
 
     expireDue() {
       const now = clock.now();
-      return expirePending((record) => record.expiresAt <= now);
+      return expirePending((record) => record.expiresAt <= now, undefined, { expiresBy: now });
     },
 
-    recover(isRunAlive, options = {}) {
-      return recoverApprovals({ store, events, clock, isWaited: waiters.has }, isRunAlive, options);
+    recover(liveRuns, options = {}) {
+      return recoverApprovals({ store, events, clock, isWaited: waiters.has }, liveRuns, options);
     },
 
     expireForRun(runId, reason) {

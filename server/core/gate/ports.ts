@@ -90,6 +90,11 @@ export type NewApproval = Omit<
   | "kind"
 > & { kind?: ApprovalKind; ttlMs?: number };
 
+export interface PendingFilter {
+  /** Only rows whose `expiresAt` is at or before this time (ms). */
+  expiresBy?: number;
+}
+
 /** All state changes are compare-and-set; `false` means another writer got there first. */
 export interface ApprovalStore {
   create(input: NewApproval): Promise<ApprovalRecord>;
@@ -114,7 +119,8 @@ export interface ApprovalStore {
   expire(id: string, reason?: string): Promise<boolean>;
   /** allowed and not consumed -> abandoned (the run died before it used the approval). */
   abandon(id: string, reason: string): Promise<boolean>;
-  listPending(): Promise<ApprovalRecord[]>;
+  /** The pending requests; with `expiresBy`, only those whose time is up by then. */
+  listPending(filter?: PendingFilter): Promise<ApprovalRecord[]>;
   /** The pending requests of one run (a replay finds a request its earlier attempt made). */
   listPendingForRun?(runId: string): Promise<ApprovalRecord[]>;
   /** Allowed approvals not yet consumed (recovery abandons those whose run is gone). */

@@ -128,8 +128,11 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
       row.endReason = reason;
       return true;
     },
-    async listPending() {
-      return [...approvalRows.values()].filter((r) => r.status === "pending").map((r) => ({ ...r }));
+    async listPending(filter) {
+      const by = filter?.expiresBy ?? Number.POSITIVE_INFINITY;
+      return [...approvalRows.values()]
+        .filter((r) => r.status === "pending" && r.expiresAt <= by)
+        .map((r) => ({ ...r }));
     },
     async listAllowedUnconsumed() {
       return [...approvalRows.values()]
@@ -237,6 +240,12 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     async get(id) {
       const row = runRows.get(id);
       return row ? { id: row.id, status: row.status, instanceId: row.instanceId } : null;
+    },
+    async getMany(ids) {
+      return ids.flatMap((id) => {
+        const row = runRows.get(id);
+        return row ? [{ id: row.id, status: row.status, instanceId: row.instanceId }] : [];
+      });
     },
     async listRunning() {
       return [...runRows.values()]
