@@ -16,6 +16,8 @@ const nextConfig = {
     "@jitl/quickjs-ng-wasmfile-release-sync",
     "typescript",
     "esbuild",
+    // The live socket's server (its optional native addons are looked up at run time).
+    "ws",
     // One copy of each for every route (the OpenTelemetry context and the metrics registry are shared).
     "prom-client",
     "@opentelemetry/api",

@@ -6,7 +6,8 @@
  * `approvals.decide` with a signed-in admin session:
  * - "hot": TOOLSTORE_PARK_AFTER_MS=600000 (the ceiling), the old behaviour where a waiting action
  *   stays a live QuickJS context;
- * - "durable": the default window (3 s), after which the run is a row and its journal.
+ * - "durable": the default window (3 s, at most TOOLSTORE_MAX_HOT_WAITS=64 waits hot at once),
+ *   after which the run is a row and its journal.
  * Measured, in interleaved rounds: approve -> action completes for a parked run against a hot one
  * on the durable server (and a hot one on the hot server); another key's one-call action p50
  * with no waiters and with the waiters; RSS added by the waiters (MCP tasks, so 10,000 waits need
@@ -85,6 +86,8 @@ async function startSide(name: string, dir: string, parkAfterMs: number): Promis
     BENCH_DATABASE_URL: url,
     BENCH_MEMORY_FILE: memoryFile,
     TOOLSTORE_PARK_AFTER_MS: String(parkAfterMs),
+    // The hot side keeps every wait hot (the old behaviour); the durable side has the default cap.
+    ...(parkAfterMs === HOT_WINDOW_MS ? { TOOLSTORE_MAX_HOT_WAITS: "100000" } : {}),
   });
   // The approver signs in (a console session row, as auth.signIn makes it); the approval rounds
   // use a key of their own, so their runs never share a key with the waiters.
@@ -147,7 +150,7 @@ async function approveOnce(side: Side, kind: "hot" | "parked"): Promise<Approval
       onprogress: (p) => {
         const text = p.message ?? "";
         runId ||= /Run (\S+) started/.exec(text)?.[1] ?? "";
-        const id = /approvals#([^\s;]+)/.exec(text)?.[1];
+        const id = /approvals[/#]([^\s;]+)/.exec(text)?.[1];
         if (id) onApproval(id);
       },
     },

@@ -95,7 +95,7 @@ export function startServed(flavour: Flavour, env: Record<string, string>): Prom
  * `node --cpu-prof --cpu-prof-dir=<dir> --import tsx scripts/start.ts`, whose flags start.ts
  * passes to the serving process (one profile per process and thread, written when it stops).
  */
-async function startProduct(env: Record<string, string>, port: number): Promise<Served> {
+export async function startProduct(env: Record<string, string>, port: number): Promise<Served> {
   const seeded = await startServed("seed", env);
   await new Promise((r) => seeded.child.once("exit", r));
   const root = path.resolve(process.env.BENCH_SERVED_ROOT ?? ".");
@@ -111,6 +111,8 @@ async function startProduct(env: Record<string, string>, port: number): Promise<
       TOOLSTORE_MCP_RATE_LIMIT: "100000000",
       TOOLSTORE_ACTION_TIMEOUT_MS: env.BENCH_ACTION_TIMEOUT_MS ?? "30000",
       TOOLSTORE_APPROVAL_TTL_MINUTES: "60",
+      // Telemetry as an operator sets it (bench/telemetry.bench.ts).
+      ...Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("OTEL_"))),
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -137,7 +139,12 @@ export async function stop(served: Served) {
 }
 
 /** RSS, threads and CPU time of a process, from /proc (no cooperation from the process needed). */
-function procStats(pid: number): { rss: number; threads: number; allCpuMs: number; mainCpuMs: number } {
+export function procStats(pid: number): {
+  rss: number;
+  threads: number;
+  allCpuMs: number;
+  mainCpuMs: number;
+} {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
   let all = 0;

@@ -1,33 +1,40 @@
 /**
  * Tracing on vs off on the served path (issue #29: under 10% more with traces on). Two ToolStore
- * processes as bench/served.bench.ts serves them (the real MCP HTTP handler, SQLite file, gate,
- * sandbox pool, audit), side by side: one without OTEL_* (metrics only, the default), one with
- * OTEL_EXPORTER_OTLP_ENDPOINT pointing at an OTLP/HTTP receiver in this process (http/protobuf,
- * the batching exporter, every span decoded here). The same actions run against both in
- * interleaved rounds, the order flipped each round; latency, throughput and the server's CPU
- * time per action are reported as ratios, with the spans received per action as the proof that
- * tracing was on.
+ * processes started as users start them, `npm start` (BENCH_TELEMETRY_SERVER=bench: the bench
+ * server, bench/served-server.ts), each on its own SQLite file, side by side: one without OTEL_*
+ * (metrics only, the default), one with OTEL_EXPORTER_OTLP_ENDPOINT pointing at an OTLP/HTTP
+ * receiver in a process of its own, as a collector is (http/protobuf, the batching exporter,
+ * every span decoded there). The same actions run against both in interleaved rounds, the order
+ * flipped each round; latency, throughput and the serving process's CPU time per action (from
+ * /proc, its threads included) are reported as ratios, with the spans received per action as
+ * the proof that tracing was on.
  *
  * Sizes: BENCH_SERVED_SCALE=0.1 shrinks the counts (a quick look); 1 is the full run.
  */
+
+import { type ChildProcess, fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startOtlpReceiver } from "../server/infra/testing/otlp-receiver";
 import { type Benchmark, type BenchReport, type BenchRow, ms, summarize } from "./harness";
+import type { CollectorCount } from "./otlp-collector";
 import {
   connect,
   FIVE_SEQUENTIAL,
   load,
   ONE_CALL,
+  procStats,
   type Served,
+  startProduct,
   startServed,
-  stats,
   stop,
 } from "./served.bench";
 
 const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
+/** BENCH_TELEMETRY_SERVER=bench: the bench server (bench/served-server.ts); default `npm start`. */
+const PRODUCT = process.env.BENCH_TELEMETRY_SERVER !== "bench";
+const PORT = Number(process.env.BENCH_SERVED_PORT ?? 3391);
 const scaled = (n: number, min = 1) => Math.max(min, Math.round(n * SCALE));
 const ratio = (a: number, b: number) => `${(a / b).toFixed(3)}×`;
 
@@ -41,25 +48,57 @@ interface Side {
   failures: number;
 }
 
+/** The serving process's CPU time, its threads included (from /proc). */
 async function cpu(served: Served): Promise<number> {
-  return Number((await stats(served, "")).processCpuMs);
+  return procStats(served.pid ?? served.child.pid ?? 0).allCpuMs;
+}
+
+interface Collector {
+  url: string;
+  count(): Promise<CollectorCount>;
+  close(): Promise<void>;
+}
+
+function startCollector(): Promise<Collector> {
+  const child: ChildProcess = fork(path.resolve("bench/otlp-collector.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const next = <T>() =>
+    new Promise<T>((resolve, reject) => {
+      child.once("message", (m) => resolve(m as T));
+      child.once("exit", (code) => reject(new Error(`the OTLP collector exited with code ${code}`)));
+    });
+  return next<{ url: string }>().then(({ url }) => ({
+    url,
+    count() {
+      const answer = next<CollectorCount>();
+      child.send({ type: "count" });
+      return answer;
+    },
+    async close() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.disconnect();
+      await exited;
+    },
+  }));
 }
 
 async function tracingOnVsOff(): Promise<BenchReport[]> {
-  const receiver = await startOtlpReceiver();
+  const receiver = await startCollector();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-bench-otel-"));
   const common = { BENCH_ACTION_TIMEOUT_MS: "10000" };
-  const off = await startServed("toolstore", {
-    ...common,
-    BENCH_DATABASE_URL: `file:${path.join(dir, "off.db")}`,
-  });
-  const on = await startServed("toolstore", {
-    ...common,
-    BENCH_DATABASE_URL: `file:${path.join(dir, "on.db")}`,
+  const otel = {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
     OTEL_SERVICE_NAME: "toolstore-bench",
-  });
+  };
+  const db = (name: string) => ({ ...common, BENCH_DATABASE_URL: `file:${path.join(dir, `${name}.db`)}` });
+  // One after the other: the first `npm start` builds the console if the build is stale.
+  const off = PRODUCT ? await startProduct(db("off"), PORT) : await startServed("toolstore", db("off"));
+  const on = PRODUCT
+    ? await startProduct({ ...db("on"), ...otel }, PORT + 1)
+    : await startServed("toolstore", { ...db("on"), ...otel });
   try {
     const sides: Record<"off" | "on", Side> = {
       off: { served: off, clients: [], samples: {}, seconds: {}, calls: {}, cpuMs: {}, failures: 0 },
@@ -79,7 +118,7 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
       ["1 client, five calls", 1, FIVE_SEQUENTIAL],
     ] as const;
     const rounds = scaled(6, 2);
-    const spansBefore = receiver.spans.length;
+    const spansBefore = (await receiver.count()).spans;
     let actionsOn = 0;
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? (["off", "on"] as const) : (["on", "off"] as const);
@@ -100,7 +139,8 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
     }
     // Let the batching exporter send the last spans (its delay is 5 s).
     await new Promise((r) => setTimeout(r, 6_000));
-    const spansPerAction = (receiver.spans.length - spansBefore) / Math.max(1, actionsOn);
+    const received = await receiver.count();
+    const spansPerAction = (received.spans - spansBefore) / Math.max(1, actionsOn);
 
     const rows: BenchRow[] = [];
     for (const [label] of shapes) {
@@ -124,17 +164,17 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
         {
           metric: `${label}: server CPU per action on / off`,
           value: `${ms(onCpu)} / ${ms(offCpu)}`,
-          note: `ratio ${ratio(onCpu, offCpu)} (the whole process, workers included: getrusage)`,
+          note: `ratio ${ratio(onCpu, offCpu)} (the serving process, its threads included: /proc)`,
         },
       );
     }
     rows.push({
       metric: "spans received per traced action",
       value: spansPerAction.toFixed(1),
-      note: `${receiver.spans.length} spans in ${receiver.bodies.length} OTLP requests (${receiver.contentTypes[0] ?? "none"}); failures on ${sides.on.failures} / off ${sides.off.failures}`,
+      note: `${received.spans} spans in ${received.requests} OTLP requests (${received.contentType}); failures on ${sides.on.failures} / off ${sides.off.failures}`,
     });
     for (const side of Object.values(sides)) await Promise.all(side.clients.map((c) => c.close()));
-    const machine = `${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}, shared machine; scale ${SCALE}; SQLite`;
+    const machine = `${PRODUCT ? "npm start" : "bench server"}; ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}, shared machine; scale ${SCALE}; SQLite`;
     return [
       { title: `tracing on vs off on the served path (${rounds} interleaved rounds) [${machine}]`, rows },
     ];

@@ -255,16 +255,22 @@ test("[APPROVALS]: the history is in decision order and filters by decision, key
 
 test("[APPROVALS]: a request made while the queue page loads shows without a reload", async () => {
   const page = admin.page;
-  // Hold the browser's live connection until the request exists: it then arrives between the
-  // page's render and its subscription, which must replay it rather than start from "now".
+  // Hold what the page sends on its live socket (the subscriptions' starts) until the request
+  // exists: it then arrives between the page's render and its subscription, which must replay it
+  // rather than start from "now". The server's messages pass as they come.
   let release = () => {};
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const live = /\/api\/trpc\/events\.live/;
-  await page.route(live, async (route) => {
-    await held;
-    await route.continue();
+  const live = /\/api\/trpc(\?|$)/;
+  let socketsHeld = 0;
+  await page.routeWebSocket(live, (socket) => {
+    socketsHeld += 1;
+    const server = socket.connectToServer();
+    socket.onMessage(async (message) => {
+      await held;
+      server.send(message);
+    });
   });
   const pending = () =>
     page.evaluate(async () => {
@@ -277,6 +283,7 @@ test("[APPROVALS]: a request made while the queue page loads shows without a rel
     const call = execute(saveAction(png(20, 20, [30, 140, 140]), "while-loading"), "while loading");
     await expect.poll(pending, { timeout: 20_000 }).toBe(before + 1);
     await expect(cardFor(page, "while-loading")).toHaveCount(0);
+    expect(socketsHeld).toBeGreaterThan(0);
     release();
     const card = cardFor(page, "while-loading");
     await expect(card).toBeVisible();
@@ -284,7 +291,6 @@ test("[APPROVALS]: a request made while the queue page loads shows without a rel
     expect((await call).ok).toBe(true);
   } finally {
     release();
-    await page.unroute(live);
   }
 });
 

@@ -172,6 +172,64 @@ test("[PLAYGROUND]: a read runs, a write waits and is approved from the queue on
   await context.close();
 });
 
+test("[LIVE]: six console tabs in one browser share no connection limit: one socket each, and a click still gets through", async ({
+  browser,
+}) => {
+  // Over HTTP/1.1 a browser opens six connections to a host, for all its tabs. When each live
+  // view held an SSE stream, two dashboard tabs took all six and a click's request never left.
+  const { page, context } = await adminContext(browser);
+  const sockets: string[] = [];
+  const streams: string[] = [];
+  context.on("page", (tab) => {
+    tab.on("websocket", (ws) => sockets.push(ws.url()));
+    tab.on("request", (r) => {
+      if (r.url().includes("/api/trpc") && (r.headers().accept ?? "").includes("text/event-stream"))
+        streams.push(r.url());
+    });
+  });
+  page.on("websocket", (ws) => sockets.push(ws.url()));
+  const tabs: Page[] = [];
+  for (const path of ["/", "/", "/runs", "/approvals"]) {
+    const tab = await context.newPage();
+    await tab.goto(path);
+    tabs.push(tab);
+  }
+  const queue = tabs[3] as Page;
+  await expect(queue.getByTestId("live-status")).toContainText("live");
+  await expect(tabs[0]?.getByTestId("live-status") as Locator).toContainText("live");
+  await openPlayground(page);
+  await prepare(page, "Read, then write (asks for approval)", "default");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  const approvalId = await waitingApprovalId(page, "assets.save");
+  // The other tabs follow live, and the click in the queue reaches the server.
+  await expect(queue.locator(`[id="${approvalId}"]`)).toBeVisible({ timeout: 2_000 });
+  await queue.locator(`[id="${approvalId}"]`).getByRole("button", { name: "Allow once" }).click();
+  await expect(page.getByTestId("run-status")).toContainText("ok");
+  await expect(queue.getByTestId("approval-history")).toContainText("allowed once");
+  // Every tab's live views went over its socket, and none over an SSE stream.
+  expect(streams).toEqual([]);
+  expect(sockets.length).toBeGreaterThanOrEqual(5);
+  expect(sockets.every((url) => new URL(url).pathname === "/api/trpc")).toBe(true);
+  // The socket carries subscriptions only: a mutation sent over it by hand is refused.
+  const refused = await queue.evaluate(
+    () =>
+      new Promise<string>((resolve) => {
+        const ws = new WebSocket(`ws://${location.host}/api/trpc`);
+        ws.onopen = () =>
+          ws.send(
+            JSON.stringify({ id: 1, method: "mutation", params: { path: "auth.signOut", input: null } }),
+          );
+        ws.onmessage = (m) => {
+          if (String(m.data).includes('"id":1')) resolve(String(m.data));
+        };
+        setTimeout(() => resolve("no answer"), 5_000);
+      }),
+  );
+  expect(refused).toContain("subscriptions only");
+  await expect(queue.getByTestId("live-status")).toContainText("live");
+  await context.close();
+});
+
 test("[APPROVALS]: D on the focused card denies; the action sees permission_denied", async ({ browser }) => {
   const { page, context } = await adminContext(browser);
   await openPlayground(page);

@@ -1,14 +1,16 @@
 /**
  * The serving process of `npm start` (started by scripts/start.ts once the database and the
  * build are ready): Next.js in this process behind the front server (server/http/front-server.ts),
- * which answers /api/mcp directly and passes everything else to Next. The MCP handler is the one
+ * which answers /api/mcp directly, hands /api/trpc WebSocket upgrades (the console's live views) to
+ * the live socket, and passes everything else to Next. The MCP handler is the one
  * the bundled /api/mcp route creates (a process singleton), so there is one copy of the engine,
  * the database client and the event bus; the first /api/mcp request, sent here at start, goes
  * through Next and creates it.
  */
 import path from "node:path";
 import next from "next";
-import { createFrontServer, type FetchHandler, MCP_PATH } from "../server/http/front-server";
+import type { LiveSocket } from "../server/api/live-socket";
+import { createFrontServer, type FetchHandler, LIVE_PATH, MCP_PATH } from "../server/http/front-server";
 import type { OpsHandlers } from "../server/http/ops";
 import { getRequestGuard } from "../server/http/request-guard";
 import { peekProcessSingleton } from "../server/infra/process-singletons";
@@ -31,8 +33,12 @@ export async function serve(options: { host: string; port: number; dev?: boolean
       },
     },
     fallback: (req, res) => nextHandler(req, res),
+    // The console's live streams: one socket per tab, created by the bundled /api/trpc route.
+    upgrades: {
+      [LIVE_PATH]: () => peekProcessSingleton<LiveSocket>("liveSocket")?.upgrade,
+    },
+    upgradeFallback: app.getUpgradeHandler(),
   });
-  server.on("upgrade", app.getUpgradeHandler());
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, resolve);
@@ -43,6 +49,7 @@ export async function serve(options: { host: string; port: number; dev?: boolean
   for (const [route, method] of [
     [MCP_PATH, "POST"],
     ["/healthz", "GET"],
+    [`${LIVE_PATH}/auth.me`, "GET"],
   ] as const) {
     await fetch(`http://${shown}:${options.port}${route}`, { method })
       .then((r) => r.body?.cancel())
@@ -51,6 +58,7 @@ export async function serve(options: { host: string; port: number; dev?: boolean
   console.log(`▲ Ready on http://${shown}:${options.port}`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
+      peekProcessSingleton<LiveSocket>("liveSocket")?.close();
       server.close();
       server.closeAllConnections();
       process.exit(0);

@@ -84,6 +84,7 @@ const envSchema = z.object({
     .default(5),
   /** Ms an action waiting for a human keeps its sandbox before it parks to the database. */
   TOOLSTORE_PARK_AFTER_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
+  TOOLSTORE_MAX_HOT_WAITS: z.coerce.number().int().min(1).max(100_000).default(64),
   /** How often each server process writes its heartbeat; an instance that misses two is dead. */
   TOOLSTORE_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Most seconds between an audit append and the signed checkpoint of the chain head that covers it. */

@@ -46,7 +46,8 @@ export default async function DashboardPage() {
         <div>
           <h1>Dashboard</h1>
           <p>
-            {counts.toolsets} toolsets · {counts.keys} active API keys
+            {counts.toolsets} toolset{counts.toolsets === 1 ? "" : "s"} · {counts.keys} active API key
+            {counts.keys === 1 ? "" : "s"}
           </p>
         </div>
         <Link href="/playground" className="btn btn-primary">
@@ -129,9 +130,9 @@ export default async function DashboardPage() {
                     </Link>
                   ),
                 },
-                runSurfaceColumn(),
+                { ...runSurfaceColumn(), className: "muted wide-only", headClassName: "wide-only" },
                 runStatusColumn(),
-                runDurationColumn("muted num mono"),
+                { ...runDurationColumn("muted num mono wide-only"), headClassName: "num wide-only" },
                 runStartedColumn(),
               ]}
             />

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
 import { type Role, roleAtLeast } from "@/server/services/roles";
 import { useTRPC } from "../_lib/trpc";
@@ -16,14 +16,11 @@ interface ShellUser {
 
 export function Shell({ user, children }: { user: ShellUser; children: ReactNode }) {
   const pathname = usePathname();
-  const router = useRouter();
   const trpc = useTRPC();
   const signOut = useMutation(
     trpc.auth.signOut.mutationOptions({
-      onSuccess: () => {
-        router.replace("/signin");
-        router.refresh();
-      },
+      // A full page load: the signed-out user's cached data and live socket go with the page.
+      onSuccess: () => window.location.replace("/signin"),
     }),
   );
   const items = NAV.filter((item) => roleAtLeast(user.role, item.min));

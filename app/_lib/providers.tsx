@@ -1,8 +1,9 @@
 "use client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, splitLink } from "@trpc/client";
 import { type ReactNode, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
+import { liveLink } from "./live-link";
 import { TRPCProvider } from "./trpc";
 
 export function Providers({ children }: { children: ReactNode }) {
@@ -25,7 +26,7 @@ export function Providers({ children }: { children: ReactNode }) {
       links: [
         splitLink({
           condition: (op) => op.type === "subscription",
-          true: httpSubscriptionLink({ url: "/api/trpc" }),
+          true: liveLink(),
           false: httpBatchLink({ url: "/api/trpc", headers: { "x-toolstore-csrf": "1" } }),
         }),
       ],

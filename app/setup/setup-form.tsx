@@ -1,6 +1,5 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { ErrorNote } from "../_components/error-note";
 import { TextField } from "../_components/text-field";
@@ -8,14 +7,11 @@ import { useTRPC } from "../_lib/trpc";
 
 export function SetupForm({ token }: { token: string }) {
   const trpc = useTRPC();
-  const router = useRouter();
   const [form, setForm] = useState({ username: "", displayName: "", password: "" });
   const setup = useMutation(
     trpc.auth.completeSetup.mutationOptions({
-      onSuccess: () => {
-        router.replace("/");
-        router.refresh();
-      },
+      // A full page load, so the tab's live socket opens with the new session.
+      onSuccess: () => window.location.replace("/"),
     }),
   );
   function submit(e: FormEvent) {

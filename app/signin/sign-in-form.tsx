@@ -1,6 +1,6 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
-import { useRouter, useSearchParams } from "next/navigation";
+import { useSearchParams } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { ErrorNote } from "../_components/error-note";
 import { TextField } from "../_components/text-field";
@@ -8,16 +8,13 @@ import { useTRPC } from "../_lib/trpc";
 
 export function SignInForm() {
   const trpc = useTRPC();
-  const router = useRouter();
   const next = useSearchParams().get("next");
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
   const signIn = useMutation(
     trpc.auth.signIn.mutationOptions({
-      onSuccess: () => {
-        router.replace(next?.startsWith("/") && !next.startsWith("//") ? next : "/");
-        router.refresh();
-      },
+      // A full page load: nothing of the tab's state (its cache, its live socket) predates the session.
+      onSuccess: () => window.location.replace(next?.startsWith("/") && !next.startsWith("//") ? next : "/"),
     }),
   );
   function submit(e: FormEvent) {

@@ -24,6 +24,8 @@ export interface Context {
   resHeaders: Headers;
   /** The process's engine, started on first use; a test's createCaller passes its own. */
   engine: () => Promise<ServerEngine>;
+  /** Set over the live socket (server/api/live-socket.ts), whose context outlives one request. */
+  live?: boolean;
 }
 
 export async function createContext(opts: FetchCreateContextFnOptions): Promise<Context> {
@@ -104,9 +106,24 @@ const sameSite = t.middleware(({ ctx, type, next }) => {
   return next();
 });
 
+/**
+ * The live socket carries subscriptions only, and its context was made when it connected: each
+ * subscription reads the session again, so one signed out since then is refused like any other.
+ */
+const liveSocket = t.middleware(async ({ ctx, type, next }) => {
+  if (!ctx.live) return next();
+  if (type !== "subscription") {
+    throw new TRPCError({
+      code: "METHOD_NOT_SUPPORTED",
+      message: "The live socket carries subscriptions only.",
+    });
+  }
+  return next({ ctx: { ...ctx, user: await sessionUser(ctx.db, ctx.sessionToken) } });
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(mapErrors).use(sameSite);
+export const publicProcedure = t.procedure.use(mapErrors).use(liveSocket).use(sameSite);
 
 function requireRole(min: Role) {
   return t.middleware(({ ctx, next }) => {

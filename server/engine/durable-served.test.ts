@@ -231,6 +231,16 @@ for (const backend of backends) {
       (await db.event.findMany({ where: { type: "run.finished" }, orderBy: { seq: "asc" } }))
         .map((e) => JSON.parse(e.payload) as { runId: string; ok: boolean })
         .filter((p) => p.runId === runId);
+    /**
+     * The finishes once the run's row says it ended: a replay's run.finished is published after its
+     * fenced row is written (a stalled owner announces nothing), so it may land a moment later.
+     */
+    const finishesOfEnded = (runId: string) =>
+      until(
+        () => finishes(runId),
+        (f) => f.length > 0,
+        SETTLE_MS,
+      );
     /** What no run may leave behind: a request still open, or an allow nobody used. */
     const leftOpen = (runId: string) =>
       db.approval.count({
@@ -299,7 +309,7 @@ for (const backend of backends) {
       const row = await runRow(runId);
       expect(row).toMatchObject({ status: "ok", instanceId: live.instanceId });
       expect(envelopeOf(row)).toEqual(result?.structuredContent);
-      expect(await finishes(runId)).toEqual([expect.objectContaining({ ok: true })]);
+      expect(await finishesOfEnded(runId)).toEqual([expect.objectContaining({ ok: true })]);
       expect(await leftOpen(runId)).toBe(0);
     }, 180_000);
 
@@ -327,7 +337,7 @@ for (const backend of backends) {
       const row = await runRow(runId);
       expect(row).toMatchObject({ status: "error", errorKind: "diverged" });
       expect(envelopeOf(row)).toEqual(envelope);
-      expect(await finishes(runId)).toEqual([expect.objectContaining({ ok: false })]);
+      expect(await finishesOfEnded(runId)).toEqual([expect.objectContaining({ ok: false })]);
       // The allow the replay never reached is closed by the sweep, not left usable.
       const open = await until(
         () => leftOpen(runId),
@@ -408,7 +418,7 @@ for (const backend of backends) {
       const row = await runRow(runId);
       expect.soft(row).toMatchObject({ status: "ok", instanceId: b.instanceId });
       expect.soft(envelopeOf(row)?.result).toEqual({ seen: 3, done: { recorded: "paid 3", reply: "ok" } });
-      expect.soft(await finishes(runId)).toEqual([expect.objectContaining({ ok: true })]);
+      expect.soft(await finishesOfEnded(runId)).toEqual([expect.objectContaining({ ok: true })]);
       // The journal still says what happened: the write was allowed and ran.
       const write = await db.gateDecisionRecord.findFirst({ where: { runId, seq: 2 } });
       expect.soft(write).toMatchObject({ capability: "tally.record", decision: "allow", state: "ok" });
@@ -479,7 +489,7 @@ for (const backend of backends) {
       expect(row).toMatchObject({ status: "error", errorKind: "ended", instanceId: b.instanceId });
       const envelope = envelopeOf(row);
       expect.soft(envelope?.error?.message).toContain("call 2 (tally.record) may already have happened");
-      expect.soft(await finishes(runId)).toEqual([expect.objectContaining({ ok: false })]);
+      expect.soft(await finishesOfEnded(runId)).toEqual([expect.objectContaining({ ok: false })]);
       // The client that asked A gets the run's one outcome.
       const answered = await answer;
       expect.soft(answered.structuredContent).toEqual(envelope);

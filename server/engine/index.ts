@@ -80,6 +80,8 @@ export interface ServerEngineOptions {
   approvalTtlMs?: number;
   /** Ms a call waiting for a human keeps its sandbox before the run parks (TOOLSTORE_PARK_AFTER_MS). */
   parkAfterMs?: number;
+  /** Waits that keep their sandbox at once; a burst parks the oldest beyond (TOOLSTORE_MAX_HOT_WAITS). */
+  maxHotWaits?: number;
   /** Sandbox pool sizing and fair share (server/core/sandbox/pool.ts). */
   workers?: number;
   maxRunsPerKey?: number;
@@ -188,6 +190,7 @@ export async function startServerEngine(options: ServerEngineOptions): Promise<S
     ...(options.approvalPollMs ? { approvalPollMs: options.approvalPollMs } : {}),
     ...(options.cancelPollMs ? { cancelPollMs: options.cancelPollMs } : {}),
     ...(options.parkAfterMs === undefined ? {} : { parkAfterMs: options.parkAfterMs }),
+    ...(options.maxHotWaits === undefined ? {} : { maxHotWaits: options.maxHotWaits }),
     lifecycle: taskLifecycle(db),
   });
   engineRef = engine;
@@ -247,6 +250,7 @@ export function getEngine(): Promise<ServerEngine> {
       actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
       approvalTtlMs: Math.round(env.TOOLSTORE_APPROVAL_TTL_MINUTES * 60_000),
       parkAfterMs: env.TOOLSTORE_PARK_AFTER_MS,
+      maxHotWaits: env.TOOLSTORE_MAX_HOT_WAITS,
       address: instanceAddress(env.HOST, env.PORT),
       heartbeatMs: env.TOOLSTORE_HEARTBEAT_MS,
       channel: processChannel(dbTarget()),

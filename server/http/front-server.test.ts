@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket, WebSocketServer } from "ws";
 import { createDb, type Db } from "../db";
 import { createDbProbe } from "../infra/db-probe";
 import { createMetrics } from "../infra/metrics";
@@ -37,6 +38,29 @@ function get(url: string, host?: string): Promise<{ status: number; body: string
   });
 }
 
+// The live socket's stand-in: a real WebSocket server that greets whoever it is handed.
+const echo = new WebSocketServer({ noServer: true });
+const greet = (ws: WebSocket) => ws.send("hello");
+
+/** What a WebSocket client to `path` gets: the first message, or the refusal's status and text. */
+function openSocket(path: string, headers: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers });
+    ws.on("message", (data) => {
+      resolve(`message ${String(data)}`);
+      ws.close();
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      res.on("end", () => resolve(`${res.statusCode} ${body.trim()}`));
+    });
+    ws.on("error", () => {});
+  });
+}
+
 let db: Db;
 let server: http.Server;
 let port: number;
@@ -58,6 +82,7 @@ beforeAll(async () => {
       "/metrics": () => (req, connection) => ops.metrics(req, connection),
       "/api/mcp": () => async () => new Response("mcp"),
     },
+    upgrades: { "/api/trpc": () => (req, socket, head) => echo.handleUpgrade(req, socket, head, greet) },
     fallback: (_req, res) => res.writeHead(404).end("next"),
   });
   await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
@@ -90,5 +115,23 @@ describe("the front server's operations endpoints", () => {
     const mcp = await get(`http://127.0.0.1:${port}/api/mcp`, "10.9.8.7:3000");
     expect(mcp.status).toBe(403);
     expect((await get(`http://127.0.0.1:${port}/api/mcp`)).body).toBe("mcp");
+  });
+});
+
+describe("the front server's WebSocket upgrades", () => {
+  it("hands an upgrade of a listed path from this site to its handler", async () => {
+    expect(await openSocket("/api/trpc")).toBe("message hello");
+    expect(await openSocket("/api/trpc", { origin: `http://127.0.0.1:${port}` })).toBe("message hello");
+  });
+
+  it("refuses one from a page of another site, or for another Host, before the handler runs", async () => {
+    expect(await openSocket("/api/trpc", { origin: "https://evil.example" })).toBe(
+      "403 Forbidden: origin https://evil.example is not this site.",
+    );
+    expect(await openSocket("/api/trpc", { host: "10.9.8.7:3000" })).toMatch(/^403 Forbidden: host/);
+  });
+
+  it("refuses a path it does not serve, naming it", async () => {
+    expect(await openSocket("/elsewhere")).toBe("404 No WebSocket is served at /elsewhere.");
   });
 });

@@ -9,6 +9,7 @@
  * `routes`; a path not listed there goes to Next.
  */
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import { serveOne } from "../mcp/node-adapter";
 import type { ConnectionInfo } from "./ops";
 import { type GuardVerdict, OPS_PATHS, type RequestGuard } from "./request-guard";
@@ -24,6 +25,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export const MCP_PATH = "/api/mcp";
+/** The console's live socket (server/api/live-socket.ts): WebSocket upgrades of the tRPC path. */
+export const LIVE_PATH = "/api/trpc";
 
 export interface FrontServerOptions {
   guard: RequestGuard;
@@ -34,6 +37,21 @@ export interface FrontServerOptions {
   routes: Record<string, () => FetchHandler | undefined>;
   /** Everything else: Next's request handler. */
   fallback: (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
+  /**
+   * WebSocket upgrades served directly, by exact path, after the Host/Origin guard (a page of
+   * another site cannot open them with the user's cookie). A getter that answers undefined, or a
+   * path not listed, goes to `upgradeFallback` (Next's, for its dev server), else is refused.
+   */
+  upgrades?: Record<string, () => UpgradeHandler | undefined>;
+  upgradeFallback?: UpgradeHandler;
+}
+
+export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+function refuseUpgrade(socket: Duplex, status: string, reason: string) {
+  socket.end(
+    `HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n${reason}\n`,
+  );
 }
 
 /** A guard verdict of proxy.ts, asked with only the headers it reads (no body, no signal). */
@@ -50,11 +68,14 @@ function guardVerdict(guard: RequestGuard, req: http.IncomingMessage, path: stri
   }
 }
 
+const pathOf = (url = "/") => {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+};
+
 export function createFrontServer(options: FrontServerOptions): http.Server {
-  return http.createServer((req, res) => {
-    const url = req.url ?? "/";
-    const query = url.indexOf("?");
-    const path = query === -1 ? url : url.slice(0, query);
+  const server = http.createServer((req, res) => {
+    const path = pathOf(req.url);
     const handler = Object.hasOwn(options.routes, path) ? options.routes[path]?.() : undefined;
     if (!handler) {
       void Promise.resolve(options.fallback(req, res)).catch((error: unknown) => {
@@ -74,4 +95,21 @@ export function createFrontServer(options: FrontServerOptions): http.Server {
     }
     void serveOne(handler, req, res, SECURITY_HEADERS);
   });
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = pathOf(req.url);
+    const upgrades = options.upgrades ?? {};
+    const handler = Object.hasOwn(upgrades, path) ? upgrades[path]?.() : undefined;
+    if (!handler) {
+      if (options.upgradeFallback) options.upgradeFallback(req, socket, head);
+      else refuseUpgrade(socket, "404 Not Found", `No WebSocket is served at ${path}.`);
+      return;
+    }
+    const verdict = guardVerdict(options.guard, req, path);
+    if (!verdict.ok) {
+      refuseUpgrade(socket, "403 Forbidden", `Forbidden: ${verdict.reason}.`);
+      return;
+    }
+    handler(req, socket, head);
+  });
+  return server;
 }

@@ -120,8 +120,19 @@ export function createPrismaApprovalStore(db: Db): ApprovalStore {
     },
     async listPending(filter) {
       const due = filter?.expiresBy === undefined ? {} : { expiresAt: { lte: new Date(filter.expiresBy) } };
+      const parkedAt = filter?.exceptParkedAt;
+      const unparked =
+        parkedAt === undefined
+          ? {}
+          : {
+              OR: [
+                { runId: null },
+                { run: { status: { not: "waiting" } } },
+                { expiresAt: { lte: new Date(parkedAt) } },
+              ],
+            };
       const rows = await db.approval.findMany({
-        where: { status: "pending", ...due },
+        where: { status: "pending", ...due, ...unparked },
         select: approvalSelect,
       });
       return rows.map(toRecord);

@@ -36,7 +36,7 @@ export function createExecuteDirect(options: {
       );
     };
     try {
-      const envelope = await backend.execute({
+      const { envelope } = await backend.execute({
         ...args,
         identity,
         sessionId,

@@ -60,7 +60,7 @@ describe("execute_code as a task", () => {
       input.onApprovalSettled(pending.id);
       await new Promise((resolve) => setTimeout(resolve, 10));
       statuses.push([(await store.getTask(taskId))?.status]);
-      return envelope;
+      return { envelope };
     });
     await runAsTask({ store, identity, sessionId: "s1", backend }, taskId, {
       code: "export default () => 42",
@@ -111,5 +111,30 @@ describe("execute_code as a task", () => {
     expect((await store.getTaskResult(failing)).content).toEqual([
       { type: "text", text: "execute_code failed: engine down" },
     ]);
+  });
+
+  it("[DURABLE]: once its run parks the task keeps nothing here: it stops watching for a cancel and leaves the result to the run", async () => {
+    const taskId = await newTask();
+    let detach: boolean | undefined;
+    let watching = 0;
+    const backend = {
+      ...backendWith(async (input) => {
+        detach = input.detachOnPark;
+        input.onApprovalPending(pending);
+        return { envelope, parked: { approvalId: pending.id } };
+      }),
+      watchTaskCancel: () => {
+        watching += 1;
+        return () => {
+          watching -= 1;
+        };
+      },
+    } as McpBackend;
+    await runAsTask({ store, identity, sessionId: "s1", backend }, taskId, { code: "x" });
+    expect(detach).toBe(true);
+    expect(watching).toBe(0);
+    // Still waiting for the human: the placeholder envelope is not the task's result.
+    expect((await store.getTask(taskId))?.status).toBe("input_required");
+    await expect(store.getTaskResult(taskId)).rejects.toThrow();
   });
 });

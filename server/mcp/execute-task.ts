@@ -86,7 +86,7 @@ export async function runAsTask(
       .join("; ");
   let runId: string | undefined;
   try {
-    const envelope = await backend.execute({
+    const { envelope, parked } = await backend.execute({
       ...args,
       identity,
       sessionId,
@@ -107,7 +107,11 @@ export async function runAsTask(
           .updateTaskStatus(taskId, next, waiting.size ? waitingMessage() : undefined)
           .catch(() => undefined);
       },
+      // A parked run is a row: this process keeps nothing of the task while a human decides.
+      detachOnPark: true,
     });
+    // The task follows its run from here (input_required now; completed when a replay finishes).
+    if (parked) return;
     await store.storeTaskResult(taskId, "completed", envelopeResult(envelope, runId));
   } catch (error) {
     await store

@@ -33,6 +33,11 @@ export interface PendingApprovalInfo {
   expiresAt: number;
 }
 
+export interface ExecuteResult {
+  envelope: ObservationEnvelope;
+  parked?: { approvalId: string };
+}
+
 export interface McpBackend {
   /** The action contract, the mounted modules' signatures, and the capabilities resource. */
   describe(identity: ApiKeyIdentity): Promise<{ toolDescription: string; capabilities: unknown }>;
@@ -53,7 +58,12 @@ export interface McpBackend {
     /** The run has its id (and a row): toolstore://runs/<id> answers from now on. */
     onRunStarted?(runId: string): void;
     onApprovalSettled(id: string): void;
-  }): Promise<ObservationEnvelope>;
+    /**
+     * Let go once the run parks (a task): `parked` is then set, `envelope` only says so, and the
+     * run's lifecycle finishes the task on whichever instance resumes it.
+     */
+    detachOnPark?: boolean;
+  }): Promise<ExecuteResult>;
   /** An image the key's user may see, or null (unknown or not theirs: the same answer). */
   image(identity: ApiKeyIdentity, assetId: string): Promise<{ mime: string; base64: string } | null>;
   /** An answer a human gave in the MCP client's elicitation prompt. */
@@ -198,6 +208,7 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
     onApprovalPending,
     onApprovalSettled,
     onRunStarted,
+    detachOnPark,
   }) => {
     const engine = await engineOf();
     const input = {
@@ -207,6 +218,7 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
       ...(requestId ? { mcpRequestId: requestId } : {}),
       signal,
       ...(client ? { client } : {}),
+      ...(detachOnPark ? { detachOnPark } : {}),
       onEvent(event: EngineEvent) {
         if (event.type === "run.started") {
           onRunStarted?.(event.runId);
@@ -217,8 +229,11 @@ function createExecute(engineOf: () => Promise<ServerEngine>): McpBackend["execu
         }
       },
     };
-    if (!plan) return (await engine.run(input)).envelope;
-    return await planEnvelope(() => engine.runPlan({ ...input, planId: plan }));
+    if (!plan) {
+      const { envelope, parked } = await engine.run(input);
+      return parked ? { envelope, parked } : { envelope };
+    }
+    return { envelope: await planEnvelope(() => engine.runPlan({ ...input, planId: plan })) };
   };
 }
 
@@ -335,7 +350,12 @@ export function createMcpBackend(deps: BackendDeps): McpBackend {
     },
 
     taskStore(identity) {
-      return createMcpTaskStore(deps.db, identity.id, async () => (await deps.engine()).instanceId);
+      return createMcpTaskStore(deps.db, identity.id, async () => (await deps.engine()).instanceId, {
+        // A task's run may be parked with nobody here holding it: cancel the run itself.
+        async cancelled(runId) {
+          await (await deps.engine()).cancel(runId, "the client cancelled the task");
+        },
+      });
     },
   };
 }

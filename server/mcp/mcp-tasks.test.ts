@@ -235,6 +235,39 @@ function suite(
       await client.close();
     }, 90_000);
 
+    it("[DURABLE]: a task whose run parked is cancelled from another instance: its run ends cancelled and its request leaves the queue", async () => {
+      const [a, b] = instances as [Instance, Instance];
+      const first = await connect(a.server.url, apiKey);
+      const created = await first.request(
+        {
+          method: "tools/call",
+          params: {
+            name: "execute_code",
+            arguments: { code: GATED, title: "parked" },
+            task: { ttl: 600_000 },
+          },
+        },
+        CreateTaskResultSchema,
+      );
+      const taskId = created.task.taskId;
+      await first.close();
+      // The hot window (3 s) runs out: the run is a row, and the process that started it lets go.
+      const parked = await until(
+        () => a.db.actionRun.findFirst({ where: { mcpRequestId: `task:${taskId}` } }),
+        (r) => r?.status === "waiting",
+      );
+      const other = await connect(b.server.url, apiKey);
+      await other.experimental.tasks.cancelTask(taskId);
+      const ended = await until(
+        () => b.db.actionRun.findUnique({ where: { id: parked?.id ?? "" } }),
+        (r) => r?.status === "error",
+      );
+      expect(ended?.errorKind).toBe("cancelled");
+      expect((await other.experimental.tasks.getTask(taskId)).status).toBe("cancelled");
+      expect(await b.db.approval.count({ where: { runId: parked?.id ?? "", status: "pending" } })).toBe(0);
+      await other.close();
+    }, 60_000);
+
     it("[MCP]: a client that does not ask for a task keeps the request-bound call", async () => {
       const [a] = instances as [Instance, Instance];
       const client = await connect(a.server.url, apiKey);

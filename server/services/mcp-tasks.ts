@@ -11,6 +11,7 @@ import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/int
 import type { CallToolResult, Result, Task } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ObservationEnvelope } from "../core/actions/envelope";
+import { UNFINISHED_STATUSES } from "../core/actions/ports";
 import type { RunLifecycle, RunRef } from "../core/actions/run-action";
 import type { Db, Prisma } from "../db";
 
@@ -72,8 +73,21 @@ function toTask(row: Row): Task {
   };
 }
 
+export interface TaskStoreHooks {
+  /**
+   * A client cancelled a task whose run is not over: cancel the run (it may be parked, with no
+   * process holding the task).
+   */
+  cancelled?(runId: string): Promise<void>;
+}
+
 /** `instanceId`: the engine instance of this process, which runs the tasks created here. */
-export function createMcpTaskStore(db: Db, apiKeyId: string, instanceId: () => Promise<string>): TaskStore {
+export function createMcpTaskStore(
+  db: Db,
+  apiKeyId: string,
+  instanceId: () => Promise<string>,
+  hooks: TaskStoreHooks = {},
+): TaskStore {
   const live = <R extends Row>(row: R | null): R | null =>
     row && (row.ttlMs === null || row.createdAt.getTime() + row.ttlMs > Date.now()) ? row : null;
   const find = async (taskId: string) =>
@@ -114,10 +128,20 @@ export function createMcpTaskStore(db: Db, apiKeyId: string, instanceId: () => P
       return JSON.parse(row.result) as Result;
     },
     async updateTaskStatus(taskId, status, statusMessage) {
-      await db.mcpTask.updateMany({
+      const { count } = await db.mcpTask.updateMany({
         where: { id: taskId, apiKeyId, status: { notIn: [...TERMINAL] } },
         data: { status, statusMessage: statusMessage ?? null },
       });
+      if (status !== "cancelled" || count === 0 || !hooks.cancelled) return;
+      const run = await db.actionRun.findFirst({
+        where: {
+          mcpRequestId: taskRunRequestId(taskId),
+          apiKeyId,
+          status: { in: [...UNFINISHED_STATUSES] },
+        },
+        select: { id: true },
+      });
+      if (run) await hooks.cancelled(run.id);
     },
     async listTasks(cursor) {
       const rows = await db.mcpTask.findMany({

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { ObservationEnvelope } from "../core/actions/envelope";
+import { isUnfinished } from "../core/actions/ports";
 import type { CallRecord } from "../core/capabilities/invoke";
 import { SURFACES } from "../core/capabilities/types";
 import { AppError } from "../core/errors";
@@ -14,8 +15,6 @@ import type { ApprovalKind } from "../core/gate/ports";
 import type { Db } from "../db";
 
 export const RUN_STATUSES = ["queued", "running", "waiting", "ok", "error", "interrupted"] as const;
-/** Statuses of a run that is not over: `waiting` is parked (a row) until a human answers. */
-const UNFINISHED = new Set(["queued", "running", "waiting"]);
 const PAGE_SIZE = 50;
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
@@ -256,7 +255,7 @@ export async function getRunDetail(db: Db, id: string) {
     timeline: [
       ...closeWaitingRows(
         buildTimeline(run.decisions, run.approvals, envelope?.calls),
-        !UNFINISHED.has(run.status),
+        !isUnfinished(run.status),
       ),
       ...refusedRows(envelope, run.finishedAt ?? run.startedAt),
     ],

@@ -1,12 +1,13 @@
 /**
  * The journal of one attempt of a durable run (capabilities/journal.ts): the entries earlier
  * attempts recorded, the lease check, the halt that stops the attempt, and the hot window: a call
- * that waits for a human keeps its sandbox for `parkAfterMs`, then the run parks (the sandbox is
- * released and the run is a row until the answer).
+ * that waits for a human keeps its sandbox for a while (hot-window.ts), then the run parks (the
+ * sandbox is released and the run is a row until the answer).
  */
 import type { JournalEntry, RunHalt, RunJournal } from "../capabilities/journal";
 import { AppError } from "../errors";
 import { ParkedWait } from "../gate/approvals";
+import type { HotWindow } from "./hot-window";
 import type { RunStore } from "./ports";
 
 export interface AttemptJournal extends RunJournal {
@@ -20,8 +21,8 @@ export function createAttemptJournal(options: {
   entries: JournalEntry[];
   replaying: boolean;
   runs: Pick<RunStore, "holds">;
-  /** Ms a call waiting for a human keeps the sandbox; Infinity never parks. */
-  parkAfterMs: number;
+  /** How long, and how many at once, calls waiting for a human keep their sandbox. */
+  hot: HotWindow;
   /** Ends the attempt's sandbox run. */
   stop(reason: unknown): void;
 }): AttemptJournal {
@@ -51,9 +52,10 @@ export function createAttemptJournal(options: {
       if (halt) throw journal.halt(halt);
       const detach = new AbortController();
       detachers.add(detach);
-      const timer = Number.isFinite(options.parkAfterMs)
-        ? setTimeout(() => detach.abort(), Math.max(0, options.parkAfterMs))
-        : undefined;
+      const window = options.hot.enter();
+      const onPark = () => detach.abort();
+      if (window.signal.aborted) detach.abort();
+      else window.signal.addEventListener("abort", onPark, { once: true });
       try {
         const answered = await wait(detach.signal);
         // The human may take hours: a stalled owner whose run another instance took over in the
@@ -69,7 +71,8 @@ export function createAttemptJournal(options: {
         if (error instanceof ParkedWait) throw journal.halt(halt ?? { kind: "parked", approvalId });
         throw error;
       } finally {
-        if (timer) clearTimeout(timer);
+        window.signal.removeEventListener("abort", onPark);
+        window.leave();
         detachers.delete(detach);
       }
     },

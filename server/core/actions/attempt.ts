@@ -18,6 +18,7 @@ import { traceRun } from "../trace-spans";
 import { createAttemptJournal } from "./attempt-journal";
 import { buildEnvelope, type ObservationEnvelope } from "./envelope";
 import { executeAction } from "./execute-action";
+import type { HotWindow } from "./hot-window";
 import type { LocalRuns } from "./local-runs";
 import type { RunStore, StoredRun } from "./ports";
 import type { ActionRunResult, RunLifecycle, RunRef } from "./run-action";
@@ -31,7 +32,7 @@ export interface AttemptDeps extends InvokeDeps {
   runs: RunStore;
   instanceId: string;
   maxCodeChars: number;
-  parkAfterMs: number;
+  hot: HotWindow;
   local: LocalRuns;
   surfaces: RunSurfaces;
   lifecycle?: RunLifecycle;
@@ -166,7 +167,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
     entries: plan.entries,
     replaying: plan.replay > 0,
     runs: deps.runs,
-    parkAfterMs: deps.parkAfterMs,
+    hot: deps.hot,
     stop: (reason) => ended.abort(reason),
   });
   const engineRun = createEngineRun(deps, {
@@ -233,7 +234,7 @@ export async function runAttempt(deps: AttemptDeps, plan: AttemptPlan): Promise<
     await engineRun.idle();
     await audited.catch(() => undefined);
     if (halt.kind === "parked" && (await park(deps, plan, halt.approvalId, onEvent))) {
-      deps.surfaces.watch(runId);
+      deps.surfaces.parked(runId, halt.approvalId);
       return { kind: "parked", approvalId: halt.approvalId };
     }
     deps.surfaces.watch(runId);

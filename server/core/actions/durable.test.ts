@@ -27,7 +27,11 @@ let canary: ReturnType<typeof createCanaryModule>;
 let engine: Engine;
 const engines: Engine[] = [];
 
-function makeEngine(instanceId: string, extra: CapabilityModule[] = []) {
+function makeEngine(
+  instanceId: string,
+  extra: CapabilityModule[] = [],
+  hot: { parkAfterMs?: number; maxHotWaits?: number } = {},
+) {
   const made = createEngine({
     ports,
     instanceId,
@@ -36,6 +40,7 @@ function makeEngine(instanceId: string, extra: CapabilityModule[] = []) {
     approvalPollMs: 20,
     parkAfterMs: 50,
     isInstanceAlive: () => false,
+    ...hot,
   });
   engines.push(made);
   return made;
@@ -145,6 +150,140 @@ export default async () => (await write({ value: "x" })).echo.value;`,
     expect(envelope.result).toBe("x");
     expect(ports.runs.all.get(runId)?.replays).toBe(1);
     expect(runsOf("canary.write")).toBe(1);
+  });
+
+  it("a cancel that lands while the run is parking still cancels it, and its request expires", async () => {
+    // The canceller finds the run running (so not parked), then the run parks before its cancel
+    // request is written (which only marks running or queued rows): it must look again.
+    const requested = nextApproval();
+    const canceller = makeEngine("inst-2");
+    const park = ports.runs.park.bind(ports.runs);
+    const requestCancel = ports.runs.requestCancel.bind(ports.runs);
+    let parking: (() => Promise<boolean>) | undefined;
+    let cancelled: Promise<boolean> | undefined;
+    let parkedFirst = false;
+    ports.runs.park = (runId, input) =>
+      new Promise((resolve, reject) => {
+        parking = async () => {
+          const parked = park(runId, input);
+          parked.then(resolve, reject);
+          return parked;
+        };
+        cancelled = canceller.cancel(runId);
+      });
+    ports.runs.requestCancel = async (runId, at) => {
+      const run = parking;
+      parking = undefined;
+      if (run) parkedFirst = await run();
+      return requestCancel(runId, at);
+    };
+    const running = engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "x" })).echo.value;`,
+    });
+    const approval = await requested;
+    const { runId, envelope } = await running;
+    expect(parkedFirst).toBe(true);
+    expect(await cancelled).toBe(true);
+    expect(envelope.error?.kind).toBe("cancelled");
+    expect(ports.runs.all.get(runId)?.status).toBe("error");
+    expect(runsOf("canary.write")).toBe(0);
+    const pending = await ports.approvals.listPending({});
+    expect(pending.map((p) => p.id)).not.toContain(approval.id);
+  });
+
+  it("a burst of waits beyond the hot cap parks the oldest at once; both finish once answered", async () => {
+    const capped = makeEngine("inst-cap", [], { parkAfterMs: 60_000, maxHotWaits: 1 });
+    const parked: string[] = [];
+    const requests: string[] = [];
+    const off = ports.events.subscribe((event) => {
+      if (event.type === "run.parked") parked.push(event.runId);
+      if (event.type === "approval.requested") requests.push(event.approval.id);
+    });
+    const code = (v: string) => `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "${v}" })).echo.value;`;
+    const first = capped.run({ session: sessionInMode("default"), code: code("one") });
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(ok()).toBe(true);
+    };
+    await until(() => requests.length === 1);
+    expect(parked).toEqual([]);
+    const second = capped.run({ session: sessionInMode("default"), code: code("two") });
+    // The second wait pushes the first out of the window long before its 60 s are up.
+    await until(() => requests.length === 2 && parked.length === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(parked.length).toBe(1);
+    for (const approvalId of requests)
+      await capped.approvals.decide({ approvalId, answer: "once", decidedBy: decider });
+    const results = await Promise.all([first, second]);
+    off();
+    expect(results.map((r) => r.envelope.result)).toEqual(["one", "two"]);
+    expect(parked).toEqual([results[0]?.runId]);
+    expect(runsOf("canary.write")).toBe(2);
+  });
+
+  it("a parked run whose client goes away is cancelled, and its request expires", async () => {
+    const requested = nextApproval();
+    const parked = parkedSoon();
+    const client = new AbortController();
+    const running = engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "x" })).echo.value;`,
+      signal: client.signal,
+    });
+    const approval = await requested;
+    await parked;
+    client.abort();
+    const { envelope } = await running;
+    expect(envelope.error?.kind).toBe("cancelled");
+    const gone = async () => !(await ports.approvals.listPending({})).some((p) => p.id === approval.id);
+    for (let i = 0; i < 50 && !(await gone()); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await gone()).toBe(true);
+    expect(runsOf("canary.write")).toBe(0);
+  });
+
+  it("a cancel that loses the race to the run's own client going away still expires its request", async () => {
+    // The playground's Cancel aborts its own request (whose surface cancels the parked run) and
+    // asks the engine, maybe on another instance, which then finds the run already ended.
+    const requested = nextApproval();
+    const parked = parkedSoon();
+    const client = new AbortController();
+    const running = engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "x" })).echo.value;`,
+      signal: client.signal,
+    });
+    const approval = await requested;
+    const runId = await parked;
+    // The surface's cancel ends the row, then stalls before anything else.
+    const finish = ports.runs.finish.bind(ports.runs);
+    let ended: (() => void) | undefined;
+    const stalled = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    let release: () => void = () => {};
+    ports.runs.finish = async (id, input, token) => {
+      const done = await finish(id, input, token);
+      ended?.();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return done;
+    };
+    client.abort();
+    await stalled;
+    ports.runs.finish = finish;
+    expect(await makeEngine("inst-2").cancel(runId)).toBe(false);
+    const pending = await ports.approvals.listPending({});
+    expect(pending.map((p) => p.id)).not.toContain(approval.id);
+    release();
+    const { envelope } = await running;
+    expect(envelope.error?.kind).toBe("cancelled");
+    expect(runsOf("canary.write")).toBe(0);
   });
 
   it("Date.now() and Math.random() give the same values in the replay as in the first run", async () => {

@@ -31,7 +31,7 @@ import type { LibraryModule } from "../libraries/types";
 import type { SandboxLimits } from "../sandbox/limits";
 import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from "../sandbox/pool";
 import { type PlanRunResult, type PlanStore, planToStore, type RunPlanInput, runPlan } from "./plan-run";
-import type { RunStore } from "./ports";
+import { isUnfinished, type RunStore } from "./ports";
 import { recoverAfterRestart } from "./recover";
 import { type ActionRunner, createActionRunner, type RunLifecycle } from "./run-action";
 
@@ -83,6 +83,8 @@ export interface EngineOptions {
   isInstanceAlive?: (instanceId: string) => Promise<boolean> | boolean;
   /** Ms a call waiting for a human keeps its sandbox before the run parks (default 3 s; Infinity: never). */
   parkAfterMs?: number;
+  /** Waits that keep their sandbox at once; a burst parks the oldest beyond (default 64). */
+  maxHotWaits?: number;
   /** Told when a run parks, resumes and finishes (MCP tasks follow their runs). */
   lifecycle?: RunLifecycle;
 }
@@ -179,7 +181,16 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.cancelPollMs === undefined ? {} : { cancelPollMs: options.cancelPollMs }),
     ...(options.parkAfterMs === undefined ? {} : { parkAfterMs: options.parkAfterMs }),
-    ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
+    ...(options.maxHotWaits === undefined ? {} : { maxHotWaits: options.maxHotWaits }),
+    lifecycle: {
+      ...options.lifecycle,
+      async finished(ref, envelope) {
+        // A parked run whose client went away is cancelled: nothing will use its requests.
+        if (envelope.error?.kind === "cancelled")
+          await approvals.expireForRun(ref.id, CANCELLED_REASON).catch(() => 0);
+        await options.lifecycle?.finished?.(ref, envelope);
+      },
+    },
     approvalAnswered: async (approvalId) => {
       const record = await ports.approvals.get(approvalId);
       return record !== null && record.status !== "pending";
@@ -220,10 +231,19 @@ export function createEngine(options: EngineOptions): Engine {
     async cancel(runId, reason = CANCELLED_REASON) {
       // A run started moments ago may have its row still queued.
       await ports.runs.flush();
-      const parked = await actions.cancelParked(runId, "the run was cancelled");
-      const requested = parked || (await ports.runs.requestCancel(runId, ports.clock.now()));
+      // Each step is a compare-and-set on one status, and a run moves between them while we ask
+      // (it parks after its hot window, or resumes): ask again while it is still unfinished.
+      let requested = false;
+      let ended = false;
+      for (let attempt = 0; attempt < 3 && !requested && !ended; attempt++) {
+        requested =
+          (await actions.cancelParked(runId, "the run was cancelled")) ||
+          (await ports.runs.requestCancel(runId, ports.clock.now()));
+        if (!requested) ended = !isUnfinished((await ports.runs.load(runId))?.status);
+      }
       actions.abortLocal(runId, "the run was cancelled");
-      if (requested) await approvals.expireForRun(runId, reason);
+      // A run that ended meanwhile (its own client's cancel won the race) will never use them either.
+      if (requested || ended) await approvals.expireForRun(runId, reason);
       return requested;
     },
     flush: () => ports.runs.flush(),

@@ -17,6 +17,11 @@ import type { ObservationEnvelope } from "./envelope";
  * envelope lists the calls the audit saw.
  */
 export type RunStatus = "queued" | "running" | "waiting" | "ok" | "error" | "interrupted";
+/** Statuses of a run that is not over: `waiting` is parked (a row) until a human answers. */
+export const UNFINISHED_STATUSES = ["queued", "running", "waiting"] as const satisfies readonly RunStatus[];
+const UNFINISHED = new Set<string>(UNFINISHED_STATUSES);
+export const isUnfinished = (status: string | undefined): boolean =>
+  status !== undefined && UNFINISHED.has(status);
 
 /** What a replay needs besides the code: who runs it, and under which limits. */
 export interface RunContext {

@@ -20,6 +20,7 @@ import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
 import type { SandboxPool } from "../sandbox/pool";
 import { type AttemptOutcome, type AttemptPlan, runAttempt } from "./attempt";
 import type { ObservationEnvelope } from "./envelope";
+import { createHotWindow } from "./hot-window";
 import { createLocalRuns } from "./local-runs";
 import type { RunStore, StoredRun } from "./ports";
 import { createRunSurfaces } from "./run-surfaces";
@@ -46,6 +47,8 @@ export interface ActionRunnerDeps extends InvokeDeps {
   cancelPollMs?: number;
   /** Ms a call waiting for a human keeps its sandbox before the run parks; Infinity: never park. */
   parkAfterMs?: number;
+  /** Calls waiting for a human that keep their sandbox at once; the oldest beyond park (default 64). */
+  maxHotWaits?: number;
   /** How often a surface waiting for a run another instance finishes looks at the store. */
   finishPollMs?: number;
   /** Whether another instance is alive (a parked run of a dead one may be taken over). */
@@ -86,11 +89,20 @@ export interface RunActionInput {
   plan?: PlanGrant;
   /** The surface's connected client (a playground tab, an MCP client) for `toolstore/ui`. */
   client?: ClientToolRouter;
+  /**
+   * The caller does not wait while the run is parked: the run's promise settles as soon as it
+   * parks (with `parked`), and nothing of the caller stays in memory. Its result then reaches the
+   * caller through the lifecycle (an MCP task follows its run on any instance).
+   */
+  detachOnPark?: boolean;
 }
 
 export interface ActionRunResult {
   runId: string;
+  /** The run's envelope; for a detached caller whose run parked, one that only says so. */
   envelope: ObservationEnvelope;
+  /** Set when the run parked and the caller asked not to wait (`detachOnPark`). */
+  parked?: { approvalId: string };
 }
 
 export interface DirectInvokeInput {
@@ -151,7 +163,10 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
   const attemptDeps = {
     ...deps,
     maxCodeChars,
-    parkAfterMs: deps.parkAfterMs ?? DEFAULT_PARK_AFTER_MS,
+    hot: createHotWindow({
+      parkAfterMs: deps.parkAfterMs ?? DEFAULT_PARK_AFTER_MS,
+      ...(deps.maxHotWaits === undefined ? {} : { maxHot: deps.maxHotWaits }),
+    }),
     local,
     surfaces,
   };
@@ -180,13 +195,13 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const startedAt = deps.clock.now();
     const seed = randomBytes(16).toString("hex");
     const inputJson = input.input === undefined ? null : JSON.stringify(input.input);
-    const result = surfaces.add(
-      runId,
-      input.onEvent,
-      input.signal,
-      (reason) => cancelParked(runId, reason),
-      input.client,
-    );
+    const result = surfaces.add(runId, {
+      onEvent: input.onEvent,
+      signal: input.signal,
+      cancelParked: (reason) => cancelParked(runId, reason),
+      client: input.client,
+      detachOnPark: input.detachOnPark,
+    });
     void start({
       runId,
       code: input.code,

@@ -1,5 +1,6 @@
 import type { ClientToolRouter } from "../capabilities/types";
 import type { EngineEvent } from "../gate/ports";
+import { buildEnvelope } from "./envelope";
 import type { RunStore } from "./ports";
 import type { ActionRunResult } from "./run-action";
 
@@ -14,22 +15,28 @@ export interface RunSurface {
   live: boolean;
 }
 
+export interface SurfaceOptions {
+  onEvent?: ((event: EngineEvent) => void) | undefined;
+  signal?: AbortSignal | undefined;
+  cancelParked: (reason: string) => Promise<boolean>;
+  client?: ClientToolRouter | undefined;
+  /** Settle with `parked` once the run parks instead of waiting for its result. */
+  detachOnPark?: boolean | undefined;
+}
+
 export interface RunSurfaces {
-  add(
-    runId: string,
-    onEvent: ((event: EngineEvent) => void) | undefined,
-    signal: AbortSignal | undefined,
-    cancelParked: (reason: string) => Promise<boolean>,
-    client?: ClientToolRouter,
-  ): Promise<ActionRunResult>;
+  add(runId: string, options: SurfaceOptions): Promise<ActionRunResult>;
   get(runId: string): RunSurface | undefined;
   resolve(runId: string, result: ActionRunResult): void;
   reject(runId: string, error: unknown): void;
   /** The attempt here ended without a result (parked, or the run was taken over): poll for it. */
   watch(runId: string): void;
+  /** The attempt here parked the run: a detached caller is let go, any other waits (`watch`). */
+  parked(runId: string, approvalId: string): void;
 }
 
 interface Entry extends RunSurface {
+  detachOnPark: boolean;
   resolve(result: ActionRunResult): void;
   reject(error: unknown): void;
   cleanup(): void;
@@ -71,8 +78,14 @@ export function createRunSurfaces(
     timer.unref?.();
   }
 
+  const watch = (runId: string) => {
+    if (!entries.has(runId)) return;
+    watched.add(runId);
+    schedule();
+  };
+
   return {
-    add(runId, onEvent, signal, cancelParked, client) {
+    add(runId, { onEvent, signal, cancelParked, client, detachOnPark }) {
       return new Promise<ActionRunResult>((resolve, reject) => {
         const onAbort = () => {
           if (!entry.live)
@@ -83,6 +96,7 @@ export function createRunSurfaces(
           ...(signal ? { signal } : {}),
           ...(client ? { client } : {}),
           live: false,
+          detachOnPark: detachOnPark === true,
           resolve,
           reject,
           cleanup: () => signal?.removeEventListener("abort", onAbort),
@@ -94,10 +108,20 @@ export function createRunSurfaces(
     get: (runId) => entries.get(runId),
     resolve: (runId, result) => settle(runId, (e) => e.resolve(result)),
     reject: (runId, error) => settle(runId, (e) => e.reject(error)),
-    watch(runId) {
-      if (!entries.has(runId)) return;
-      watched.add(runId);
-      schedule();
+    watch,
+    parked(runId, approvalId) {
+      if (!entries.get(runId)?.detachOnPark) return watch(runId);
+      const envelope = buildEnvelope({
+        error: {
+          kind: "ended",
+          message: `the run is parked until approval ${approvalId} is answered; its result comes when it resumes`,
+        },
+        logs: [],
+        calls: [],
+        images: [],
+        durationMs: 0,
+      });
+      settle(runId, (e) => e.resolve({ runId, envelope, parked: { approvalId } }));
     },
   };
 }

@@ -46,7 +46,8 @@ const runIdsOf = (records: ApprovalRecord[]): string[] => [
 
 const expireOrphanedPending: RecoveryStep = async (deps, liveRuns, options) => {
   const now = deps.clock.now();
-  const candidates = (await deps.store.listPending()).filter(
+  // A parked run's requests are alive wherever it is resumed: not read at all.
+  const candidates = (await deps.store.listPending({ exceptParkedAt: now })).filter(
     (record) =>
       !deps.isWaited(record.id) &&
       (record.runId !== null || options.includeDirectCalls === true || record.expiresAt <= now),

@@ -55,10 +55,13 @@ import {
   QUICKJS_MAX_MEMORY,
 } from "./quickjs-module";
 import { GLOBALS_CHECK, globalsUnchanged } from "./warm-globals";
+import { createReclaimer } from "./worker-reclaim";
 
 const port = parentPort;
 if (!port) throw new Error("worker-main.ts must run in a worker thread");
 const init = workerData as WorkerInit;
+/** A dropped instance's memory goes back this long after the drop (one GC for a burst). */
+const RECLAIM_AFTER_MS = 1_000;
 const watchdogDeadline = new Float64Array(init.watchdog, 0, 1);
 const watchdogAction = new Int32Array(init.watchdog);
 
@@ -96,6 +99,7 @@ interface SharedModule {
 }
 
 const modules = new Set<SharedModule>();
+const reclaimer = createReclaimer(RECLAIM_AFTER_MS);
 /** The run whose guest or setup is on the thread now: instance growth is charged to it. */
 let computing: Running | undefined;
 
@@ -157,8 +161,11 @@ function releaseModule(m: SharedModule, healthy: boolean): void {
   if (m.users > 0) return;
   let idle = 0;
   for (const other of modules) if (other !== m && other.users === 0) idle += 1;
-  // An instance that ended abnormally, or grew, is dropped; the GC frees its memory.
-  if (!takesRuntimes(m) || idle >= init.warmModules) modules.delete(m);
+  // An instance that ended abnormally, or grew, is dropped; a GC frees its memory.
+  if (!takesRuntimes(m) || idle >= init.warmModules) {
+    modules.delete(m);
+    reclaimer.dropped();
+  }
 }
 
 /** Every runtime in a broken instance is lost: its other runs fail, its warm contexts go. */
@@ -166,6 +173,7 @@ function breakModule(m: SharedModule, cause: Running, error: SandboxError): void
   if (m.broken) return;
   m.broken = true;
   modules.delete(m);
+  reclaimer.dropped();
   for (const [key, list] of warmContexts) {
     const kept = list.filter((w) => w.module !== m);
     warmCount -= list.length - kept.length;

@@ -4,7 +4,7 @@
  */
 
 import type { EnginePorts } from "../actions/engine";
-import type { RunStore, StoredRun } from "../actions/ports";
+import { isUnfinished, type RunStore, type StoredRun } from "../actions/ports";
 import { type JournalEntry, parseJournalClock, parseJournalResult } from "../capabilities/journal";
 import type { AssetStore, StoredAsset } from "../capabilities/ports";
 import type {
@@ -130,8 +130,14 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     },
     async listPending(filter) {
       const by = filter?.expiresBy ?? Number.POSITIVE_INFINITY;
+      const parkedAt = filter?.exceptParkedAt;
+      const waitsParked = (r: ApprovalRecord) =>
+        parkedAt !== undefined &&
+        r.expiresAt > parkedAt &&
+        r.runId !== null &&
+        runRows.get(r.runId)?.status === "waiting";
       return [...approvalRows.values()]
-        .filter((r) => r.status === "pending" && r.expiresAt <= by)
+        .filter((r) => r.status === "pending" && r.expiresAt <= by && !waitsParked(r))
         .map((r) => ({ ...r }));
     },
     async listAllowedUnconsumed() {
@@ -189,7 +195,6 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     },
   };
 
-  const UNFINISHED = new Set(["running", "queued", "waiting"]);
   const runRows: MemoryPorts["runs"]["all"] = new Map();
   const copy = (row: StoredRun): StoredRun => ({
     ...row,
@@ -221,7 +226,7 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     },
     async finish(id, result, fence) {
       const row = runRows.get(id);
-      if (!row || !UNFINISHED.has(row.status)) return false;
+      if (!row || !isUnfinished(row.status)) return false;
       if (fence !== undefined && row.leaseToken !== fence) return false;
       row.status = result.status;
       row.waitingFor = null;
@@ -281,7 +286,7 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     },
     async holds(id, token) {
       const row = runRows.get(id);
-      return row !== undefined && row.leaseToken === token && UNFINISHED.has(row.status);
+      return row !== undefined && row.leaseToken === token && isUnfinished(row.status);
     },
     async listResumable(limit) {
       return [...runRows.values()]
@@ -295,7 +300,7 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
     async finishedAmong(ids) {
       return ids.flatMap((id) => {
         const row = runRows.get(id);
-        return row && !UNFINISHED.has(row.status) && row.envelope ? [{ id, envelope: row.envelope }] : [];
+        return row && !isUnfinished(row.status) && row.envelope ? [{ id, envelope: row.envelope }] : [];
       });
     },
     async listWaiting() {

@@ -39,6 +39,7 @@ const engine = await startServerEngine({
   actionTimeoutMs: env.TOOLSTORE_ACTION_TIMEOUT_MS,
   approvalTtlMs: Math.round(env.TOOLSTORE_APPROVAL_TTL_MINUTES * 60_000),
   parkAfterMs: env.TOOLSTORE_PARK_AFTER_MS,
+  maxHotWaits: env.TOOLSTORE_MAX_HOT_WAITS,
   extraModules: [() => [tallyModule(receiverUrl)]],
 });
 // The console's tRPC context finds the process's engine where getEngine() keeps it.

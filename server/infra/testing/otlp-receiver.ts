@@ -63,7 +63,9 @@ function fields(buf: Buffer): Fields {
       value = buf.subarray(start, start + Number(length));
       at = start + Number(length);
     } else throw new Error(`protobuf: unsupported wire type ${wire}`);
-    out.set(field, [...(out.get(field) ?? []), value]);
+    const list = out.get(field);
+    if (list) list.push(value);
+    else out.set(field, [value]);
   }
   return out;
 }
