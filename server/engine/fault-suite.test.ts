@@ -214,6 +214,11 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
               90_000,
             );
             if (point === "after-allow" && approval) {
+              // Allowed, and A never acted on it: A is paused before the decision and killed after,
+              // so the decision cannot reach A's hot waiter first (then A would run the write, and
+              // a kill between its journal's "started" and the receiver would leave an uncertain
+              // card instead: the during-impl point, not this one).
+              if (server.child.pid) process.kill(server.child.pid, "SIGSTOP");
               await b.approvals.decide({
                 approvalId: approval.id,
                 answer: "once",
@@ -327,7 +332,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
       debug(point, id, observed);
 
       // Every side effect at most once, every request answered or closed, nothing left to run later.
-      expect(hits).toBe(1);
+      expect(hits, JSON.stringify(observed)).toBe(1);
       expect(observed.approvalsPending).toBe(0);
       expect(observed.allowedUnconsumed).toBe(0);
       const envelope = JSON.parse(run?.envelope ?? "{}") as { ok?: boolean; error?: { kind?: string } };

@@ -64,4 +64,24 @@ describe("pending approvals as recovery lists them", () => {
     expect(await ids({ exceptParkedAt: now })).toEqual(["direct", "of-parked-late", "of-running"]);
     expect(await ids({ exceptParkedAt: now, expiresBy: now })).toEqual(["of-parked-late"]);
   });
+
+  it("[DURABLE]: lists a run's open requests, pending or allowed and unused, for a replay to adopt", async () => {
+    const now = Date.now();
+    await run("replayed", "running");
+    for (const id of ["open-pending", "open-allowed", "used", "denied", "expired"]) {
+      await approval(id, "replayed", now + 60_000);
+    }
+    await approval("other-run", "running", now + 60_000);
+    const store = createPrismaApprovalStore(db);
+    const decided = { scope: "once" as const, decidedById: null };
+    expect(await store.decide("open-allowed", { status: "allowed", ...decided }, now)).toBe(true);
+    expect(await store.decide("used", { status: "allowed", ...decided }, now)).toBe(true);
+    expect(await store.consume("used", "h", now)).toBe(true);
+    expect(await store.decide("denied", { status: "denied", scope: null, decidedById: null }, now)).toBe(
+      true,
+    );
+    expect(await store.expire("expired")).toBe(true);
+    const open = (await store.listOpenForRun("replayed")).map((r) => r.id).sort();
+    expect(open).toEqual(["open-allowed", "open-pending"]);
+  });
 });

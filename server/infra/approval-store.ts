@@ -111,9 +111,9 @@ export function createPrismaApprovalStore(db: Db): ApprovalStore {
       });
       return count === 1;
     },
-    async listPendingForRun(runId) {
+    async listOpenForRun(runId) {
       const rows = await db.approval.findMany({
-        where: { status: "pending", runId },
+        where: { runId, OR: [{ status: "pending" }, { status: "allowed", consumedAt: null }] },
         select: approvalSelect,
       });
       return rows.map(toRecord);

@@ -405,6 +405,38 @@ export default async () => (await write({ value: "once" })).echo.value;`,
     expect(runsOf("canary.write")).toBe(1);
   });
 
+  it("a request answered while its run's attempt lay dead before journaling it is used once, not asked again", async () => {
+    const first = nextApproval();
+    const parked = parkedSoon();
+    void engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "asked once" })).echo.value;`,
+    });
+    const approval = await first;
+    const runId = await parked;
+    await engine.settled();
+    // Pretend instance 0 died between the approval row and the journal's `waiting` line: the run
+    // is running there, its journal is empty, and the human had allowed the request (on another
+    // instance, while instance 0 still counted as alive) before anything picked the run up.
+    const row = ports.runs.all.get(runId);
+    if (!row) throw new Error("no row");
+    Object.assign(row, { status: "running", instanceId: "inst-0", waitingFor: null });
+    ports.runs.journals.get(runId)?.clear();
+    const allowed = { status: "allowed" as const, scope: "once" as const, decidedById: decider.userId };
+    expect(await ports.approvals.decide(approval.id, allowed, Date.now())).toBe(true);
+    const recovered = await engine.recover();
+    expect(recovered.runsResumed).toBe(1);
+    await engine.settled();
+    expect(ports.runs.all.get(runId)?.status).toBe("ok");
+    expect(ports.runs.all.get(runId)?.envelope?.result).toBe("asked once");
+    expect(runsOf("canary.write")).toBe(1);
+    const asked = [...ports.approvals.all.values()].filter((a) => a.runId === runId);
+    expect(asked.map((a) => [a.id, a.status, a.consumedAt !== null])).toEqual([
+      [approval.id, "allowed", true],
+    ]);
+  });
+
   it("another instance resumes a parked run once its owner is gone; the stalled owner writes nothing", async () => {
     const requested = nextApproval();
     const parked = parkedSoon();

@@ -153,6 +153,20 @@ function resumeIfAnswered(
   void answered.then((yes) => (yes ? resume(runId) : false)).catch(() => false);
 }
 
+/** Resumes the answered parked runs that are this instance's, or whose owner is gone; how many. */
+async function resumeDueRuns(
+  deps: ActionRunnerDeps,
+  resume: (runId: string) => Promise<boolean>,
+): Promise<number> {
+  let resumed = 0;
+  for (const candidate of await deps.runs.listResumable(RESUME_BATCH)) {
+    const mine =
+      candidate.instanceId === deps.instanceId || !(await deps.isInstanceAlive?.(candidate.instanceId));
+    if (mine && (await resume(candidate.id).catch(() => false))) resumed += 1;
+  }
+  return resumed;
+}
+
 export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
   const newId = deps.newId ?? randomUUID;
   const baseLimits = resolveLimits(deps.limits);
@@ -264,16 +278,6 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     return true;
   }
 
-  async function resumeDue(): Promise<number> {
-    let resumed = 0;
-    for (const candidate of await deps.runs.listResumable(RESUME_BATCH)) {
-      const mine =
-        candidate.instanceId === deps.instanceId || !(await deps.isInstanceAlive?.(candidate.instanceId));
-      if (mine && (await resume(candidate.id).catch(() => false))) resumed += 1;
-    }
-    return resumed;
-  }
-
   const cancelParked = (runId: string, reason: string) => cancelParkedRun(deps, surfaces, runId, reason);
 
   function createDirectRun(input: Omit<DirectInvokeInput, "name" | "args">): EngineRun {
@@ -293,7 +297,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     abortLocal: local.abortLocal,
     checkCancels: local.checkCancels,
     resume,
-    resumeDue,
+    resumeDue: () => resumeDueRuns(deps, resume),
     cancelParked,
     async settled() {
       while (attempts.size > 0) await Promise.allSettled([...attempts]);

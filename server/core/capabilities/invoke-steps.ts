@@ -135,10 +135,13 @@ export function createCallSteps(
     audit.track(deps.decisions.settle(persistedRunId, seq, change, { durable }));
   }
 
-  /** The oldest pending request for this call the journal does not know (its attempt died first). */
+  /**
+   * The oldest open request (pending, or allowed and unused) for this call that the journal does
+   * not know: its attempt died between asking and journaling. Taking it asks the human once.
+   */
   async function adoptApproval(capability: string, argsHash: string) {
-    const pending = await deps.gate.approvals.pendingForRun(persistedRunId as string);
-    const mine = pending
+    const open = await deps.gate.approvals.openForRun(persistedRunId as string);
+    const mine = open
       .filter((r) => r.capability === capability && r.argsHash === argsHash && !journal?.refers(r.id))
       .sort((a, b) => a.createdAt - b.createdAt);
     return mine[0] ?? null;

@@ -80,8 +80,11 @@ export interface ApprovalService {
     detach?: AbortSignal,
   ): Promise<ApprovalRecord>;
   get(id: string): Promise<ApprovalRecord | null>;
-  /** Pending call requests of a run (a replay adopts one its earlier attempt made). */
-  pendingForRun(runId: string): Promise<ApprovalRecord[]>;
+  /**
+   * Open call requests of a run, pending or allowed and unconsumed (a replay adopts one its
+   * earlier attempt made: the answer may have come while no instance held the run).
+   */
+  openForRun(runId: string): Promise<ApprovalRecord[]>;
   decide(input: { approvalId: string; answer: ApprovalAnswer; decidedBy: Decider }): Promise<ApprovalRecord>;
   consume(id: string, argsHash: string): Promise<boolean>;
   /** Marks pending approvals past their expiry as expired; returns how many. */
@@ -224,11 +227,8 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     wake,
     wait: waiters.wait,
     get: (id) => store.get(id),
-    async pendingForRun(runId) {
-      const rows = store.listPendingForRun
-        ? await store.listPendingForRun(runId)
-        : (await store.listPending()).filter((r) => r.runId === runId);
-      return rows.filter((r) => r.kind === "call");
+    async openForRun(runId) {
+      return (await store.listOpenForRun(runId)).filter((r) => r.kind === "call");
     },
 
     async request(input, local) {

@@ -25,8 +25,9 @@ export interface GateSubject {
   /** Resolves once the run's own row is written (an approval row refers to it). */
   persisted?: () => Promise<void>;
   /**
-   * A pending request for this call that an earlier attempt of the run made (it died before
-   * journaling it): the replay waits on it instead of asking twice.
+   * An open request (pending, or allowed and unused) for this call that an earlier attempt of the
+   * run made (it died before journaling it): the replay waits on it or uses its answer instead of
+   * asking twice.
    */
   adoptApproval?: (capability: string, argsHash: string) => Promise<ApprovalRecord | null>;
   /** Called once the approval row exists, before the wait (a durable run journals the call as waiting). */

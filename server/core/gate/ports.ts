@@ -126,8 +126,11 @@ export interface ApprovalStore {
   abandon(id: string, reason: string): Promise<boolean>;
   /** The pending requests; with `expiresBy`, only those whose time is up by then. */
   listPending(filter?: PendingFilter): Promise<ApprovalRecord[]>;
-  /** The pending requests of one run (a replay finds a request its earlier attempt made). */
-  listPendingForRun?(runId: string): Promise<ApprovalRecord[]>;
+  /**
+   * The open requests of one run: pending, or allowed and not yet consumed (a replay finds a
+   * request its earlier attempt made and died before journaling).
+   */
+  listOpenForRun(runId: string): Promise<ApprovalRecord[]>;
   /** Allowed approvals not yet consumed (recovery abandons those whose run is gone). */
   listAllowedUnconsumed(): Promise<ApprovalRecord[]>;
 }

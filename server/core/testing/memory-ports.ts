@@ -140,6 +140,15 @@ export function createMemoryPorts(options: { clock?: Clock; keepEvents?: boolean
         .filter((r) => r.status === "pending" && r.expiresAt <= by && !waitsParked(r))
         .map((r) => ({ ...r }));
     },
+    async listOpenForRun(runId) {
+      return [...approvalRows.values()]
+        .filter(
+          (r) =>
+            r.runId === runId &&
+            (r.status === "pending" || (r.status === "allowed" && r.consumedAt === null)),
+        )
+        .map((r) => ({ ...r }));
+    },
     async listAllowedUnconsumed() {
       return [...approvalRows.values()]
         .filter((r) => r.status === "allowed" && r.consumedAt === null)
