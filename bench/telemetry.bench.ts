@@ -10,6 +10,8 @@
  * the proof that tracing was on.
  *
  * Sizes: BENCH_SERVED_SCALE=0.1 shrinks the counts (a quick look); 1 is the full run.
+ * BENCH_TELEMETRY_SAMPLER sets OTEL_TRACES_SAMPLER on the traced side (always_off: the context
+ * manager and the span calls stay, nothing is recorded or exported: what the plumbing alone costs).
  */
 
 import { type ChildProcess, fork } from "node:child_process";
@@ -92,6 +94,9 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
     OTEL_SERVICE_NAME: "toolstore-bench",
+    ...(process.env.BENCH_TELEMETRY_SAMPLER
+      ? { OTEL_TRACES_SAMPLER: process.env.BENCH_TELEMETRY_SAMPLER }
+      : {}),
   };
   const db = (name: string) => ({ ...common, BENCH_DATABASE_URL: `file:${path.join(dir, `${name}.db`)}` });
   // One after the other: the first `npm start` builds the console if the build is stale.

@@ -26,7 +26,6 @@ import type {
   EngineEvent,
   EventPublisher,
   GrantStore,
-  PendingFilter,
 } from "./ports";
 
 /** The longest an approval may wait: 7 days. */
@@ -197,15 +196,11 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
   });
   const { wake } = waiters;
 
-  /** Expires the pending rows `select` picks; returns how many it closed. */
-  async function expirePending(
-    select: (record: ApprovalRecord) => boolean,
-    reason?: string,
-    filter?: PendingFilter,
-  ): Promise<number> {
+  /** Expires the pending ones of `records`; returns how many it closed. */
+  async function expirePending(records: ApprovalRecord[], reason?: string): Promise<number> {
     let count = 0;
-    for (const record of await store.listPending(filter)) {
-      if (!select(record)) continue;
+    for (const record of records) {
+      if (record.status !== "pending") continue;
       if (await store.expire(record.id, reason)) {
         count += 1;
         await publishExpired(record, undefined, reason);
@@ -299,17 +294,20 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       return store.consume(id, argsHash, clock.now());
     },
 
-    expireDue() {
+    async expireDue() {
       const now = clock.now();
-      return expirePending((record) => record.expiresAt <= now, undefined, { expiresBy: now });
+      return expirePending(
+        (await store.listPending({ expiresBy: now })).filter((record) => record.expiresAt <= now),
+      );
     },
 
     recover(liveRuns, options = {}) {
       return recoverApprovals({ store, events, clock, isWaited: waiters.has }, liveRuns, options);
     },
 
-    expireForRun(runId, reason) {
-      return expirePending((record) => record.runId === runId, reason);
+    // One run's rows (indexed), not every pending row: a burst of cancels stays linear.
+    async expireForRun(runId, reason) {
+      return expirePending(await store.listOpenForRun(runId), reason);
     },
   };
 }

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Approval_runId_idx" ON "Approval"("runId");
