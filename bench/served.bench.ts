@@ -22,6 +22,7 @@ import readline from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { servingEnv } from "../scripts/serving-env";
 import { type Benchmark, type BenchReport, type BenchRow, ms, printReport, summarize } from "./harness";
 
 const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
@@ -80,7 +81,7 @@ export function startServed(flavour: Flavour, env: Record<string, string>): Prom
   const child = fork(path.join(root, "bench/served-server.ts"), [flavour], {
     cwd: root,
     execArgv: ["--expose-gc", "--import", "tsx"],
-    env: { ...process.env, ...env },
+    env: servingEnv({ ...process.env, ...env }),
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   return readLine(child, `${flavour} server`).then((line) => {

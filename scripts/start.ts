@@ -17,6 +17,7 @@ import { SOURCE_PLUGINS } from "../server/modules";
 import { issueSetupToken } from "../server/services/auth";
 import { secretBoxFor } from "../server/services/stored-secrets";
 import { buildIsCurrent, writeBuildStamp } from "./build-stamp";
+import { servingEnv } from "./serving-env";
 
 const root = path.resolve(import.meta.dirname, "..");
 const log = logger("start");
@@ -97,7 +98,7 @@ async function main() {
   const child = spawn(process.execPath, [...serveArgs, "-H", env.HOST, "-p", String(env.PORT)], {
     cwd: root,
     stdio: ["inherit", "pipe", "inherit"],
-    env: { ...process.env, NODE_ENV: dev ? "development" : "production" },
+    env: servingEnv({ ...process.env, NODE_ENV: dev ? "development" : "production" }),
   });
   let announced = false;
   const json = env.TOOLSTORE_LOG_FORMAT === "json";
