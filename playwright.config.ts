@@ -55,6 +55,8 @@ export default defineConfig({
   webServer: {
     command: "npx tsx e2e/serve.ts",
     url: `http://127.0.0.1:${E2E_PORT}/signin`,
+    // The line a user waits for: npm start once got this far without announcing itself.
+    wait: { stdout: /ToolStore is serving/ },
     timeout: 240_000,
     reuseExistingServer: false,
     stdout: "pipe",

@@ -7,6 +7,7 @@
  * the database client and the event bus; the first /api/mcp request, sent here at start, goes
  * through Next and creates it.
  */
+import http from "node:http";
 import path from "node:path";
 import next from "next";
 import type { LiveSocket } from "../server/api/live-socket";
@@ -17,6 +18,24 @@ import { peekProcessSingleton } from "../server/infra/process-singletons";
 
 const root = path.resolve(import.meta.dirname, "..");
 const METRICS_PATH = "/metrics";
+
+/**
+ * One request to this server, answered or given up after 30 s, never thrown. Plain node:http, not
+ * fetch: once a route is loaded, Next has patched the global fetch, and its patched GET from
+ * outside a request never settled here (`npm start` then never printed Ready or the setup link).
+ */
+function warm(host: string, port: number, route: string, method: string): Promise<void> {
+  return new Promise((resolve) => {
+    const req = http.request({ host, port, path: route, method, timeout: 30_000 }, (res) => {
+      res.resume();
+      res.once("end", resolve);
+      res.once("error", () => resolve());
+    });
+    req.once("timeout", () => req.destroy());
+    req.once("error", () => resolve());
+    req.end();
+  });
+}
 
 export async function serve(options: { host: string; port: number; dev?: boolean }): Promise<void> {
   const app = next({ dev: options.dev ?? false, dir: root, hostname: options.host, port: options.port });
@@ -51,9 +70,7 @@ export async function serve(options: { host: string; port: number; dev?: boolean
     ["/healthz", "GET"],
     [`${LIVE_PATH}/auth.me`, "GET"],
   ] as const) {
-    await fetch(`http://${shown}:${options.port}${route}`, { method })
-      .then((r) => r.body?.cancel())
-      .catch(() => {});
+    await warm(options.host, options.port, route, method);
   }
   console.log(`▲ Ready on http://${shown}:${options.port}`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
