@@ -625,7 +625,7 @@ async function parkedApprovals(ours: Served): Promise<BenchReport> {
  * The acceptance check on memory as started: `n` MCP clients for `seconds` against the `npm start`
  * process, its RSS (from /proc, no forced GC) sampled throughout and 30 s after the load.
  */
-async function manyClients(ours: Served): Promise<BenchReport> {
+async function manyClients(ours: Served, started: ReturnType<typeof procStats>): Promise<BenchReport> {
   const pid = ours.pid as number;
   const n = scaled(200, 10);
   const seconds = scaled(60, 5);
@@ -678,7 +678,11 @@ async function manyClients(ours: Served): Promise<BenchReport> {
         note: `p99/p50 ${ratio(s.p99, s.p50)} (goal ≤ 10×); ${samples.length} calls (${(samples.length / seconds).toFixed(0)}/s), ${failures} failed`,
       },
       { metric: "GET /signin p50 / p99", value: `${ms(p.p50)} / ${ms(p.p99)}`, note: "goal p99 < 200 ms" },
-      { metric: "RSS idle (before the load)", value: mib(idle.rss), note: `${idle.threads} threads` },
+      {
+        metric: "RSS just started / idle before the load",
+        value: `${mib(started.rss)} / ${mib(idle.rss)}`,
+        note: `${idle.threads} threads; idle is after the sections before this one (their actions), and the ratios below are to it`,
+      },
       {
         metric: "RSS peak during the load",
         value: mib(peak),
@@ -775,6 +779,7 @@ async function servedPath(): Promise<BenchReport[]> {
     { ...common, BENCH_DATABASE_URL: productUrl },
     Number(process.env.BENCH_SERVED_PORT ?? 3391),
   );
+  const productStarted = procStats(product.pid as number);
   const ours = await startServed("toolstore", { ...common, BENCH_DATABASE_URL: servedUrl });
   const floor = await startServed("baseline", {});
   const parse = process.env.BENCH_SERVED_PARSE === "1" ? await startServed("baseline-parse", {}) : undefined;
@@ -810,7 +815,7 @@ async function servedPath(): Promise<BenchReport[]> {
     await stop(floor);
     if (parse) await stop(parse);
     await section("mcp-call", () => mcpServerCall(product, memoryFile));
-    await section("clients", () => manyClients(product));
+    await section("clients", () => manyClients(product, productStarted));
     await stop(product);
     await section("memory", () => memoryAfterActions(ours));
     await section("fairness", () => fairness(ours));
