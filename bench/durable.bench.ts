@@ -69,6 +69,9 @@ interface Side {
 }
 
 type StatsBody = Awaited<ReturnType<typeof stats>> & {
+  heapTotal?: number;
+  arrayBuffers?: number;
+  smaps?: { Anonymous?: number; RssFile?: number; RssShmem?: number };
   pendingApprovals?: number;
   processCpuMs?: number;
   pool?: { parkedJobs?: number; runningJobs?: number; queuedJobs?: number; workers?: number };
@@ -233,6 +236,21 @@ async function otherKeyRounds(sides: Side[]): Promise<Map<string, number[]>> {
 }
 
 /**
+ * Brings the pool to the workers it keeps (TOOLSTORE_SANDBOX_WORKERS, one per core): eight clients
+ * of another key at once. One client at a time starts one worker, and a second one started later
+ * by the waiters' burst would be counted as their cost (a worker's thread and its QuickJS memory,
+ * ~20-40 MiB, which any two concurrent actions start and the pool then keeps).
+ */
+async function warmPool(side: Side): Promise<void> {
+  const clients = await Promise.all(
+    Array.from({ length: 8 }, () => connect(side.served, side.served.keys.b)),
+  );
+  const r = await load(clients, 10, ONE_CALL);
+  await Promise.all(clients.map((c) => c.close()));
+  if (r.failures > 0) throw new Error(`${side.name}: pool warm-up failed: ${r.firstFailure}`);
+}
+
+/**
  * `n` waiters on `side` as MCP tasks (the request returns at once; the run waits in the server),
  * sent in waves so none times out in the sandbox queue; resolves when each has its pending approval.
  */
@@ -315,6 +333,12 @@ async function idleCpu(side: Side, ms: number): Promise<number> {
   return ((b - a) / ms) * 1000;
 }
 
+/** Where an RSS difference is: V8's committed heap, array buffers, anonymous vs file-backed pages. */
+function breakdown(a: StatsBody, b: StatsBody): string {
+  const d = (f: (x: StatsBody) => number | undefined) => mib((f(b) ?? 0) - (f(a) ?? 0));
+  return `of which V8 heap committed ${d((x) => x.heapTotal)}, array buffers ${d((x) => x.arrayBuffers)}; anonymous ${d((x) => x.smaps?.Anonymous)}, file ${d((x) => x.smaps?.RssFile)}, shared ${d((x) => x.smaps?.RssShmem)}`;
+}
+
 async function durable(): Promise<BenchReport[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-bench-durable-"));
   const sides: Side[] = [];
@@ -332,6 +356,7 @@ async function durable(): Promise<BenchReport[]> {
     // Warm-up: workers, modules, the tRPC path, and a replay on the durable side.
     await approvalRounds(cells, 2);
     await otherKeyRounds(sides);
+    for (const side of sides) await warmPool(side);
     console.error("durable bench: warm");
 
     const idleApprovals = await approvalRounds(cells, ROUNDS);
@@ -375,7 +400,7 @@ async function durable(): Promise<BenchReport[]> {
         {
           metric: `durable: RSS added by ${WAITERS} parked waiters (forced GC)`,
           value: mib(grown(before.dur, afterDur)),
-          note: `${mb(grown(before.dur, afterDur))} (goal < 50 MB for 10,000); ${perWaiter(grown(before.dur, afterDur), WAITERS)}; live sandboxes left ${stillLiveDur}; main JS heap +${mib(afterDur.heapUsed - before.dur.heapUsed)}; filled in ${filledDur.seconds.toFixed(0)} s`,
+          note: `${mb(grown(before.dur, afterDur))} (goal < 50 MB for 10,000); ${perWaiter(grown(before.dur, afterDur), WAITERS)}; live sandboxes left ${stillLiveDur}; main JS heap +${mib(afterDur.heapUsed - before.dur.heapUsed)}; workers ${before.dur.pool?.workers} -> ${afterDur.pool?.workers}; filled in ${filledDur.seconds.toFixed(0)} s; ${breakdown(before.dur, afterDur)}`,
         },
         {
           metric: "durable: the same 15 s later",
@@ -395,7 +420,7 @@ async function durable(): Promise<BenchReport[]> {
         {
           metric: "after the waiters were cancelled: RSS above before, durable / hot",
           value: `${mib(grown(before.dur, ended.dur))} / ${mib(grown(before.hot, ended.hot))}`,
-          note: `what the waiters held = the drop: durable ${mib(settled.dur.rss - ended.dur.rss)}, hot ${mib(settled.hot.rss - ended.hot.rss)}; main heap above before ${mib(ended.dur.heapUsed - before.dur.heapUsed)} / ${mib(ended.hot.heapUsed - before.hot.heapUsed)}; approvals still pending ${leftDur} / ${leftHot}`,
+          note: `what the waiters held = the drop: durable ${mib(settled.dur.rss - ended.dur.rss)}, hot ${mib(settled.hot.rss - ended.hot.rss)}; main heap above before ${mib(ended.dur.heapUsed - before.dur.heapUsed)} / ${mib(ended.hot.heapUsed - before.hot.heapUsed)}; approvals still pending ${leftDur} / ${leftHot}; durable ${breakdown(before.dur, ended.dur)}`,
         },
         {
           metric: "durable / hot, RSS added per waiter",

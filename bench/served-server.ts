@@ -67,6 +67,18 @@ async function serve(
   guard: RequestGuard = createRequestGuard({}),
   extraRoutes: Record<string, FetchHandler> = {},
 ): Promise<{ url: string }> {
+  /** /proc/self/smaps_rollup's resident figures, in bytes (Linux). */
+  const smapsRollup = () => {
+    const out: Record<string, number> = {};
+    try {
+      const text = fs.readFileSync("/proc/self/smaps_rollup", "utf8");
+      for (const [, name, kb] of text.matchAll(/^(Anonymous|RssFile|RssShmem|Rss):\s+(\d+) kB/gm))
+        out[name as string] = Number(kb) * 1024;
+    } catch {
+      // not Linux
+    }
+    return out;
+  };
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   const json = (body: unknown) =>
@@ -84,9 +96,16 @@ async function serve(
       await new Promise((r) => setTimeout(r, 50));
       gc?.();
     }
+    const memory = process.memoryUsage();
     const body = {
-      rss: process.memoryUsage().rss,
-      heapUsed: process.memoryUsage().heapUsed,
+      rss: memory.rss,
+      heapUsed: memory.heapUsed,
+      // Where the RSS is: V8's committed heap, buffers outside it (QuickJS's wasm memories are
+      // array buffers), and the kernel's split of resident pages (anonymous vs file-backed).
+      heapTotal: memory.heapTotal,
+      external: memory.external,
+      arrayBuffers: memory.arrayBuffers,
+      smaps: smapsRollup(),
       lagP99Ms,
       lagMaxMs,
       ...cpuTimes(),
