@@ -16,6 +16,7 @@
  * print one JSON line `{ "url", "keys" }` on stdout.
  */
 import fs from "node:fs";
+import { Session } from "node:inspector";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -79,6 +80,27 @@ async function serve(
     }
     return out;
   };
+  // Allocation sampling of the main thread (V8's sampling heap profiler, objects collected by
+  // either GC included): `?start`, then `?stop` answers the profile (what a run allocates, by stack).
+  const inspector = new Session();
+  inspector.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      inspector.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  const allocRoute: FetchHandler = async (req) => {
+    const url = new URL(req.url);
+    if (url.searchParams.has("start")) {
+      await post("HeapProfiler.enable");
+      await post("HeapProfiler.startSampling", {
+        samplingInterval: 1024,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+      return json({ ok: true });
+    }
+    return json(await post("HeapProfiler.stopSampling"));
+  };
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   const json = (body: unknown) =>
@@ -123,6 +145,7 @@ async function serve(
       [MCP_PATH]: () => mcp,
       "/": () => page,
       "/__bench/stats": () => statsRoute,
+      "/__bench/alloc": () => allocRoute,
       ...Object.fromEntries(Object.entries(extraRoutes).map(([p, h]) => [p, () => h])),
     },
     fallback: (_req, res) => res.writeHead(404).end(),
