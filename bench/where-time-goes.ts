@@ -6,10 +6,10 @@
  *   bench shows agrees with `npm start`): bytes the main thread allocates per action, by package
  *   and by the nearest frame in ToolStore's own code (V8's sampling heap profiler, objects that
  *   were already collected included).
- * Thread roles are not named by Node 20; the report labels them by what their CPU follows: the
- * main thread is the process id, V8's platform threads (GC, compiles) are the four started first,
- * and of the later ones the busiest with QuickJS work is the sandbox worker and the one that grows
- * with database rows is the SQLite worker (BENCH_WHERE_ACTIONS sets the count, default 1,500).
+ * Node 20 gives its threads no names; each is shown with its start after the process's: V8's
+ * platform threads (GC, compiles) start with the process, the SQLite worker when the database is
+ * first opened, the sandbox workers with the pool; the sandbox worker's CPU is the one that grows
+ * with a binding call (BENCH_WHERE_ACTIONS sets the count, default 1,500).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -24,13 +24,21 @@ const SHAPES = [
   ["one calculator call", ONE_CALL],
 ] as const;
 
-function threadCpu(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
+/** Each thread's CPU ms and its start, in ms after the process's (from /proc, 10 ms ticks). */
+function threadCpu(pid: number): Map<number, { cpu: number; startMs: number }> {
+  const out = new Map<number, { cpu: number; startMs: number }>();
+  const fields = (file: string) => {
+    const stat = fs.readFileSync(file, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  };
+  const processStart = Number(fields(`/proc/${pid}/stat`)[19]);
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(Number(tid), (Number(f[11]) + Number(f[12])) * 10);
+      const f = fields(`/proc/${pid}/task/${tid}/stat`);
+      out.set(Number(tid), {
+        cpu: (Number(f[11]) + Number(f[12])) * 10,
+        startMs: (Number(f[19]) - processStart) * 10,
+      });
     } catch {
       // the thread ended while being read
     }
@@ -56,17 +64,16 @@ async function perThread(dir: string): Promise<void> {
       const r = await load([client], N, code);
       const after = threadCpu(pid);
       const tids = [...after.keys()].sort((a, b) => a - b);
-      const platform = new Set(tids.filter((t) => t !== pid).slice(0, 4));
       console.log(
         `\n${name} on npm start: p50 ${summarize(r.samples).p50.toFixed(2)} ms, ${r.failures} failed`,
       );
       console.log("| thread | CPU ms per action |\n|---|---|");
       let total = 0;
       for (const tid of tids) {
-        const ms = ((after.get(tid) ?? 0) - (before.get(tid) ?? 0)) / N;
+        const ms = ((after.get(tid)?.cpu ?? 0) - (before.get(tid)?.cpu ?? 0)) / N;
         total += ms;
         if (ms < 0.005) continue;
-        const role = tid === pid ? "main" : platform.has(tid) ? "V8 platform (GC)" : "worker thread";
+        const role = tid === pid ? "main" : `started +${after.get(tid)?.startMs} ms`;
         console.log(`| ${tid} ${role} | ${ms.toFixed(3)} |`);
       }
       console.log(`| all threads | ${total.toFixed(3)} |`);
@@ -110,7 +117,9 @@ async function allocations(dir: string): Promise<void> {
         total += node.selfSize;
         const pkg = where(node.callFrame.url);
         byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + node.selfSize);
-        const own = [...stack, node].reverse().find((x) => x.callFrame.url.includes("/server/"));
+        const own = [...stack, node]
+          .reverse()
+          .find((x) => x.callFrame.url.includes("/server/") && !x.callFrame.url.includes("node_modules"));
         if (own) {
           const key = `${own.callFrame.functionName || "(anonymous)"} (${where(own.callFrame.url)})`;
           byOwnFrame.set(key, (byOwnFrame.get(key) ?? 0) + node.selfSize);
