@@ -107,28 +107,17 @@ async function tracingOnVsOff(): Promise<BenchReport[]> {
     ? await startProduct({ ...db("on"), ...otel }, PORT + 1)
     : await startServed("toolstore", { ...db("on"), ...otel });
   try {
-    const sides: Record<"off" | "on", Side> = {
-      off: {
-        served: off,
-        clients: [],
-        perRound: {},
-        samples: {},
-        seconds: {},
-        calls: {},
-        cpuMs: {},
-        failures: 0,
-      },
-      on: {
-        served: on,
-        clients: [],
-        perRound: {},
-        samples: {},
-        seconds: {},
-        calls: {},
-        cpuMs: {},
-        failures: 0,
-      },
-    };
+    const sideOf = (served: Served): Side => ({
+      served,
+      clients: [],
+      perRound: {},
+      samples: {},
+      seconds: {},
+      calls: {},
+      cpuMs: {},
+      failures: 0,
+    });
+    const sides: Record<"off" | "on", Side> = { off: sideOf(off), on: sideOf(on) };
     for (const side of Object.values(sides)) {
       side.clients = await Promise.all(
         Array.from({ length: 8 }, () => connect(side.served, side.served.keys.a)),
