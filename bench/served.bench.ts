@@ -101,7 +101,11 @@ export async function startProduct(env: Record<string, string>, port: number): P
   await new Promise((r) => seeded.child.once("exit", r));
   const root = path.resolve(process.env.BENCH_SERVED_ROOT ?? ".");
   const profile = process.env.BENCH_PROFILE_DIR;
-  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const flags = [
+    ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
+    // BENCH_SERVED_NODE_FLAGS: more Node/V8 flags for the serving process (start.ts passes them on).
+    ...(process.env.BENCH_SERVED_NODE_FLAGS?.split(" ").filter(Boolean) ?? []),
+  ];
   const child = spawn(process.execPath, [...flags, "--import", "tsx", path.join(root, "scripts/start.ts")], {
     cwd: root,
     env: {

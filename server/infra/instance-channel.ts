@@ -98,8 +98,17 @@ export function createPgChannel(url: string): InstanceChannel {
 
   /** Payload-less wake-ups ("new outbox rows") of one tick go out as one NOTIFY. */
   const coalesced = new Set<ChannelTopic>();
+  /**
+   * NOTIFYs go out one after the other: pg's client queued overlapping queries itself, but warns
+   * that pg@9 will not (a DeprecationWarning in every PostgreSQL server's log).
+   */
+  let sending: Promise<unknown> = Promise.resolve();
   function send(topic: ChannelTopic, payload: string) {
-    client?.query("SELECT pg_notify($1, $2)", [`${CHANNEL_PREFIX}${topic}`, payload]).catch(() => undefined);
+    const to = client;
+    if (!to) return;
+    sending = sending
+      .then(() => to.query("SELECT pg_notify($1, $2)", [`${CHANNEL_PREFIX}${topic}`, payload]))
+      .catch(() => undefined);
   }
 
   return {
