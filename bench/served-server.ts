@@ -122,8 +122,9 @@ async function serve(
     const body = {
       rss: memory.rss,
       heapUsed: memory.heapUsed,
-      // Where the RSS is: V8's committed heap, buffers outside it (QuickJS's wasm memories are
-      // array buffers), and the kernel's split of resident pages (anonymous vs file-backed).
+      // Where the RSS is: the main thread's V8 heap (committed) and its buffers outside it (the
+      // workers' heaps and QuickJS memories are not in these), and the kernel's split of the
+      // process's resident pages (anonymous vs file-backed).
       heapTotal: memory.heapTotal,
       external: memory.external,
       arrayBuffers: memory.arrayBuffers,
