@@ -120,6 +120,12 @@ export const DRIVER_SOURCES = {
   binding: `import("${MODULE_NAMES.bridge}").then(() => import("${MODULE_NAMES.toolset}"))`,
 } as const;
 
+/** A spare action context's two halves: the bridge, loaded ahead; then the action's module. */
+export const SPARE_DRIVER_SOURCES = {
+  bridge: `import("${MODULE_NAMES.bridge}")`,
+  action: `import("${MODULE_NAMES.action}")`,
+} as const;
+
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** Source of the facade module `toolstore/<module>`: one async function per export, each a capability call. */

@@ -85,6 +85,7 @@ export interface PoolCounters {
   jobsStarted: number;
   bindingsInPlace: number;
   bindingsWarm: number;
+  actionsOnSpare: number;
   disposeFailures: number;
 }
 

@@ -272,6 +272,64 @@ describe("pool", () => {
     expect(after).toMatchObject({ ok: true, resultJson: "42" });
   });
 
+  it("starts an action in a spare context made ahead, untouched by any action, with the action's own limits", async () => {
+    const single = createSandboxPool({ workers: 1, maxWorkers: 1 });
+    const calls = async () => ({ ok: true as const, value: null });
+    const settle = () => new Promise((r) => setTimeout(r, 50));
+    const run = (code: string, extra: Partial<Parameters<SandboxPool["runAction"]>[0]> = {}) =>
+      single.runAction({ code, modules: { t: ["f"] }, onCall: calls, ...extra });
+    const probe = `import { f } from "toolstore/t";
+export default async () => {
+  const seen = [typeof globalThis.mark, typeof globalThis.__toolstore_call, typeof globalThis.__toolstore_now, Date.now(), new Date().getTime()];
+  globalThis.mark = 1;
+  console.log("x".repeat(50));
+  await f({});
+  await f({});
+  return seen;
+}`;
+    try {
+      // The first action of a worker makes its own runtime; the spare is made once it is done.
+      const first = await run(probe, { nondet: { seed: "01", clock: [1000, 2000] } });
+      expect(first).toMatchObject({
+        ok: true,
+        resultJson: '["undefined","undefined","undefined",1000,2000]',
+      });
+      expect(first.spare).toBeUndefined();
+      await settle();
+      // The next starts in the spare: nothing of the first is there, the host's globals are hidden,
+      // its replayed clock is its own, and so are its call and log limits.
+      const second = await run(probe, {
+        nondet: { seed: "02", clock: [3000, 4000] },
+        limits: { maxCalls: 1, logBytes: 10 },
+      });
+      expect(second.spare).toBe(true);
+      expect(second).toMatchObject({ ok: false, error: { kind: "threw" } });
+      expect(second.error?.message).toMatch(/limit of 1 capability calls per run reached/);
+      expect(second.logs).toEqual([{ level: "log", text: "x".repeat(10) }]);
+      await settle();
+      const third = await run(probe, { nondet: { seed: "03", clock: [5000, 6000] } });
+      expect(third).toMatchObject({
+        ok: true,
+        spare: true,
+        resultJson: '["undefined","undefined","undefined",5000,6000]',
+      });
+      await settle();
+      // Another memory limit is another instance: the spare is dropped, and the next one fits it.
+      const bigger = { memoryBytes: 96 * 1024 * 1024 };
+      const other = await run("export default () => 1", { limits: bigger });
+      expect(other).toMatchObject({ ok: true, resultJson: "1" });
+      expect(other.spare).toBeUndefined();
+      await settle();
+      expect(await run("export default () => 2", { limits: bigger })).toMatchObject({
+        ok: true,
+        spare: true,
+      });
+      expect(single.stats()).toMatchObject({ actionsOnSpare: 3, disposeFailures: 0 });
+    } finally {
+      await single.close();
+    }
+  });
+
   it("runs many actions at once, each with its own runtime", async () => {
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>

@@ -105,6 +105,8 @@ export interface SandboxPoolStats {
   bindingCodeSent: number;
   /** Binding calls served by a warm context (the toolset's module already evaluated there). */
   bindingsWarm: number;
+  /** Actions started in a worker's spare context (runtime, context and bridge made ahead). */
+  actionsOnSpare: number;
   /** QuickJS disposals that failed inside workers (a leaked handle); zero in a healthy pool. */
   disposeFailures: number;
 }
@@ -240,6 +242,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       return;
     }
     if (message.outcome.warm) counters.bindingsWarm += 1;
+    if (message.outcome.spare) counters.actionsOnSpare += 1;
     runs.release(slot, job);
     runs.settle(job, message.outcome);
     drain();
@@ -316,6 +319,7 @@ function newPoolCounters(): PoolCounters {
     jobsStarted: 0,
     bindingsInPlace: 0,
     bindingsWarm: 0,
+    actionsOnSpare: 0,
     disposeFailures: 0,
   };
 }
@@ -344,5 +348,6 @@ function poolStats(
     bindingsInPlace: counters.bindingsInPlace,
     bindingCodeSent,
     bindingsWarm: counters.bindingsWarm,
+    actionsOnSpare: counters.actionsOnSpare,
   };
 }

@@ -98,6 +98,8 @@ export interface WorkerOutcome {
   disposeFailures: number;
   /** A binding call served by a warm context (its module evaluated by an earlier call). */
   warm?: boolean;
+  /** An action started in the worker's spare context (made ahead, no guest code run in it). */
+  spare?: boolean;
 }
 
 export type FromWorker =

@@ -28,6 +28,7 @@ import {
   HELPER_INDEX,
   HELPERS_SOURCE,
   MODULE_NAMES,
+  SPARE_DRIVER_SOURCES,
 } from "./guest-sources";
 import {
   classifyGuestError,
@@ -174,6 +175,7 @@ function breakModule(m: SharedModule, cause: Running, error: SandboxError): void
   m.broken = true;
   modules.delete(m);
   reclaimer.dropped();
+  if (spare?.module === m) spare = undefined;
   for (const [key, list] of warmContexts) {
     const kept = list.filter((w) => w.module !== m);
     warmCount -= list.length - kept.length;
@@ -208,6 +210,8 @@ interface Running {
   fresh?: boolean;
   /** Served by a warm context. */
   wasWarm?: boolean;
+  /** An action started in the spare context. */
+  wasSpare?: boolean;
   /** The warm context this run was given (its key), if any. */
   warmKey?: string;
   module?: SharedModule;
@@ -702,9 +706,11 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
     post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
     return;
   }
-  const disposeFailures = disposeRun(r);
-  post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, disposeFailures) });
+  // The result goes first: disposal is not on the caller's path (its failures go with the next).
+  post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
   deliverToCaller(r, error, resultJson);
+  laterDisposeFailures += disposeRun(r);
+  wantSpare(r.job);
 }
 
 /**
@@ -805,6 +811,7 @@ function outcomeOf(
   laterDisposeFailures = 0;
   if (error) outcome.error = error;
   if (r.wasWarm) outcome.warm = true;
+  if (r.wasSpare) outcome.spare = true;
   return outcome;
 }
 
@@ -828,8 +835,11 @@ function addLog(r: Running, level: LogEntry["level"], text: string, cut: boolean
   if (cut || kept.length < text.length) r.logsDropped += 1;
 }
 
-function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {
-  first.host = host;
+/**
+ * The context's helpers and host functions. They serve whichever run `host` points to, and read
+ * its limits then: a spare context is made before its run is known.
+ */
+function installHost(ctx: QuickJSContext, host: HostRef, kind: Job["kind"], envJson?: string): Helpers {
   const helpersArray = ctx.unwrapResult(
     ctx.evalCode(HELPERS_SOURCE, "toolstore:helpers", { type: "global" }),
   );
@@ -838,13 +848,11 @@ function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {
     helpers[key as keyof Helpers] = ctx.getProp(helpersArray, index);
   }
   helpersArray.dispose();
-  first.helpers = helpers;
-  // Fixed for the context: a warm context only serves jobs with the same code, env and limits.
-  const { limits } = first.job;
-  const what = first.job.kind === "action" ? "capability calls" : "fetch calls";
+  const what = kind === "action" ? "capability calls" : "fetch calls";
 
   const call = ctx.newFunction("call", (nameH, argsH, argcH) => {
     const r = host.current;
+    const { limits } = r.job;
     const name = ctx.typeof(nameH) === "string" ? ctx.getString(nameH) : "";
     const argc = argcH ? ctx.getNumber(argcH) : 1;
     if (argc > 1) throw new TypeError(`${name} takes one plain object argument, got ${argc} arguments`);
@@ -897,7 +905,7 @@ function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {
         r.logsDropped += 1;
         return;
       }
-      const room = limits.logBytes - r.logChars;
+      const room = r.job.limits.logBytes - r.logChars;
       let text = "";
       let cut = false;
       for (const arg of args) {
@@ -919,12 +927,13 @@ function installHost(first: Running, ctx: QuickJSContext, host: HostRef): void {
   ctx.setProp(ctx.global, "console", console);
   console.dispose();
 
-  if (first.job.kind === "action") installNondet(ctx, host);
-  if (first.job.kind === "binding") {
-    const env = ctx.newString(first.job.envJson);
+  if (kind === "action") installNondet(ctx, host);
+  if (envJson !== undefined) {
+    const env = ctx.newString(envJson);
     ctx.setProp(ctx.global, GUEST_GLOBALS.env, env);
     env.dispose();
   }
+  return helpers;
 }
 
 /** Date.now and Math.random of an action, served by the run's replayable source. */
@@ -981,11 +990,9 @@ function installModules(r: Running, rt: QuickJSRuntime): void {
   );
 }
 
-// ---------------------------------------------------------------------------------------------
-// Messages
-
-async function start(id: number, job: Job, deliver?: { id: number; callId: number }): Promise<void> {
-  const r: Running = {
+/** A run's state before it starts; `id` 0 is a spare context's stand-in. */
+function newRunning(id: number, job: Job, deliver?: { id: number; callId: number }): Running {
+  return {
     id,
     job,
     ...(deliver ? { deliver } : {}),
@@ -1005,6 +1012,140 @@ async function start(id: number, job: Job, deliver?: { id: number; callId: numbe
     logsDropped: 0,
     finished: false,
   };
+}
+
+/** A runtime with the run's limits, interrupted once the run `host` serves is past its deadline. */
+function newRuntime(m: SharedModule, limits: Job["limits"], host: HostRef): QuickJSRuntime {
+  const rt = m.quickjs.module.newRuntime();
+  setRuntimeLimits(rt, limits);
+  rt.setInterruptHandler(() => {
+    const current = host.current;
+    if (Date.now() > current.interruptAt) {
+      current.interrupted = true;
+      return true;
+    }
+    return false;
+  });
+  return rt;
+}
+
+function setRuntimeLimits(rt: QuickJSRuntime, limits: Job["limits"]): void {
+  rt.setMemoryLimit(Math.max(limits.memoryBytes - 4 * 1024 * 1024, 8 * 1024 * 1024));
+  rt.setMaxStackSize(limits.stackBytes);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A spare action context: once an action ends, the worker makes the next one's runtime and
+// context while it is idle (host functions installed, the bridge loaded, ~0.4 ms), so an action's
+// start costs only its own module. No guest code has run in it. It serves the next action whose
+// memory limit matches (the instance it lives in is shared by actions of that limit), which sets
+// its own limits and module loader when it takes it; a spare that does not match is dropped.
+
+interface SpareContext {
+  module: SharedModule;
+  rt: QuickJSRuntime;
+  ctx: QuickJSContext;
+  helpers: Helpers;
+  host: HostRef;
+}
+
+/** How long a spare's setup may run before its runtime interrupts it. */
+const SPARE_SETUP_MS = 5_000;
+let spare: SpareContext | undefined;
+let spareWanted = false;
+
+function wantSpare(job: Job): void {
+  if (job.kind !== "action" || spare || spareWanted) return;
+  spareWanted = true;
+  setImmediate(() => {
+    void makeSpare(job).finally(() => {
+      spareWanted = false;
+    });
+  });
+}
+
+async function makeSpare(job: Job): Promise<void> {
+  if (spare) return;
+  let m: SharedModule;
+  try {
+    m = await leaseModule(job, undefined);
+  } catch {
+    return; // no instance to spare now: the next action makes its own
+  }
+  const stand = newRunning(0, job);
+  stand.interruptAt = Date.now() + SPARE_SETUP_MS;
+  const host: HostRef = { current: stand };
+  const made: { dispose(): void }[] = [];
+  try {
+    const rt = newRuntime(m, job.limits, host);
+    made.unshift(rt);
+    rt.setModuleLoader(
+      (name) =>
+        name === MODULE_NAMES.bridge
+          ? BRIDGE_SOURCES.action
+          : { error: new Error(`module "${name}" is not available`) },
+      (base, requested) =>
+        base === MODULE_NAMES.driver && requested === MODULE_NAMES.bridge
+          ? requested
+          : { error: new Error(`import of "${requested}" is not allowed here`) },
+    );
+    const ctx = rt.newContext();
+    made.unshift(ctx);
+    const helpers = installHost(ctx, host, "action");
+    made.unshift(...Object.values(helpers));
+    const loading = ctx.unwrapResult(
+      ctx.evalCode(SPARE_DRIVER_SOURCES.bridge, MODULE_NAMES.driver, { type: "global" }),
+    );
+    rt.executePendingJobs();
+    const state = ctx.getPromiseState(loading);
+    loading.dispose();
+    if (state.type !== "fulfilled") {
+      if (state.type === "rejected") state.error.dispose();
+      throw new Error("the bridge did not load");
+    }
+    state.value.dispose();
+    if (m.broken || stand.interrupted) throw new Error("the spare's instance was lost");
+    spare = { module: m, rt, ctx, helpers, host };
+  } catch {
+    // Not used: what was made goes, and its instance takes no new runtime (it may have trapped).
+    if (!m.broken) {
+      for (const handle of made) {
+        try {
+          handle.dispose();
+        } catch {
+          // the instance is closed below
+        }
+      }
+      releaseModule(m, false);
+    }
+  }
+}
+
+/** The spare for `job`, if there is one that fits; one that does not is dropped. */
+function takeSpare(job: Job): SpareContext | undefined {
+  const s = spare;
+  if (!s || job.kind !== "action") return undefined;
+  spare = undefined;
+  if (s.module.shareKey === `action:${job.limits.memoryBytes}` && takesRuntimes(s.module)) return s;
+  if (!s.module.broken) {
+    let healthy = true;
+    for (const handle of [...Object.values(s.helpers), s.ctx, s.rt]) {
+      try {
+        handle.dispose();
+      } catch {
+        healthy = false;
+      }
+    }
+    releaseModule(s.module, healthy);
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+
+async function start(id: number, job: Job, deliver?: { id: number; callId: number }): Promise<void> {
+  const r = newRunning(id, job, deliver);
   running.set(id, r);
   if (job.kind === "binding" && job.codeId !== undefined) {
     // The pool sends a toolset's code to a worker once; later calls name it by id.
@@ -1017,6 +1158,25 @@ async function start(id: number, job: Job, deliver?: { id: number; callId: numbe
       }
       job.code = known;
     }
+  }
+  const ready = takeSpare(job);
+  if (ready) {
+    Object.assign(r, {
+      module: ready.module,
+      rt: ready.rt,
+      ctx: ready.ctx,
+      helpers: ready.helpers,
+      wasSpare: true,
+    });
+    r.host = ready.host;
+    ready.host.current = r;
+    setRuntimeLimits(ready.rt, job.limits);
+    installModules(r, ready.rt);
+    r.startedAt = Date.now();
+    r.interruptAt = deadlineAt(r);
+    armTimer(r);
+    pump(r, (ctx) => evalDriver(r, ctx, SPARE_DRIVER_SOURCES.action));
+    return;
   }
   const warmKey = warmKeyOf(job);
   const warm = warmKey === undefined ? undefined : takeWarm(warmKey);
@@ -1061,23 +1221,14 @@ async function start(id: number, job: Job, deliver?: { id: number; callId: numbe
   r.interruptAt = deadlineAt(r);
   computing = r;
   try {
-    const rt = m.quickjs.module.newRuntime();
-    r.rt = rt;
-    rt.setMemoryLimit(Math.max(job.limits.memoryBytes - 4 * 1024 * 1024, 8 * 1024 * 1024));
-    rt.setMaxStackSize(job.limits.stackBytes);
     const host: HostRef = { current: r };
-    rt.setInterruptHandler(() => {
-      const current = host.current;
-      if (Date.now() > current.interruptAt) {
-        current.interrupted = true;
-        return true;
-      }
-      return false;
-    });
+    const rt = newRuntime(m, job.limits, host);
+    r.rt = rt;
     installModules(r, rt);
     const ctx = rt.newContext();
     r.ctx = ctx;
-    installHost(r, ctx, host);
+    r.host = host;
+    r.helpers = installHost(ctx, host, job.kind, job.kind === "binding" ? job.envJson : undefined);
     if (warmKey !== undefined) r.warmKey = warmKey;
     computing = undefined;
   } catch (error) {
@@ -1096,15 +1247,18 @@ async function start(id: number, job: Job, deliver?: { id: number; callId: numbe
     return;
   }
   armTimer(r);
-  pump(r, (ctx) => {
-    const res = ctx.evalCode(DRIVER_SOURCES[job.kind], MODULE_NAMES.driver, { type: "global" });
-    if (res.error) {
-      r.outcome = { error: describeThrown(r, ctx, res.error) };
-      res.error.dispose();
-    } else {
-      r.loading = res.value;
-    }
-  });
+  pump(r, (ctx) => evalDriver(r, ctx, DRIVER_SOURCES[job.kind]));
+}
+
+/** Evaluates the global script that loads the guest's module; its promise is `r.loading`. */
+function evalDriver(r: Running, ctx: QuickJSContext, source: string): void {
+  const res = ctx.evalCode(source, MODULE_NAMES.driver, { type: "global" });
+  if (res.error) {
+    r.outcome = { error: describeThrown(r, ctx, res.error) };
+    res.error.dispose();
+  } else {
+    r.loading = res.value;
+  }
 }
 
 function onReply(id: number, callId: number, ok: boolean, json: string): void {
