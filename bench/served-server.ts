@@ -198,6 +198,7 @@ async function seed(url: string, memoryFile: string): Promise<Record<string, str
  * `npm start` composes it (server/mcp/mount.ts, the engine with the settings from the
  * environment) behind the same front server, without Next.js for the rest.
  */
+
 async function startToolStore() {
   const url = process.env.BENCH_DATABASE_URL ?? "";
   const keys = await seed(url, process.env.BENCH_MEMORY_FILE ?? "");
@@ -240,6 +241,9 @@ async function startToolStore() {
     getRequestGuard(),
     { "/api/trpc/approvals.decide": trpc },
   );
+  // As scripts/serve.ts does once it serves.
+  const { startIdleGc } = await import("../server/infra/idle-gc");
+  startIdleGc();
   return { url: served.url, keys };
 }
 

@@ -14,6 +14,7 @@ import type { LiveSocket } from "../server/api/live-socket";
 import { createFrontServer, type FetchHandler, LIVE_PATH, MCP_PATH } from "../server/http/front-server";
 import type { OpsHandlers } from "../server/http/ops";
 import { getRequestGuard } from "../server/http/request-guard";
+import { startIdleGc } from "../server/infra/idle-gc";
 import { peekProcessSingleton } from "../server/infra/process-singletons";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -73,6 +74,8 @@ export async function serve(options: { host: string; port: number; dev?: boolean
     await warm(options.host, options.port, route, method);
   }
   console.log(`▲ Ready on http://${shown}:${options.port}`);
+  // A burst's garbage goes back once the process is quiet again (server/infra/idle-gc.ts).
+  startIdleGc();
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       peekProcessSingleton<LiveSocket>("liveSocket")?.close();
