@@ -10,8 +10,8 @@
  * busy process is never paused for it; an idle one pauses once, for tens of milliseconds.
  */
 import { performance } from "node:perf_hooks";
-import { getHeapStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { getHeapStatistics } from "node:v8";
+import { exposeGc } from "../core/sandbox/worker-reclaim";
 
 export interface IdleGcOptions {
   /** How often it looks (default 5 s). */
@@ -24,20 +24,6 @@ export interface IdleGcOptions {
   garbageBytes?: number;
   /** Told after each collection: the heap's used bytes before and after. */
   onCollect?: (before: number, after: number) => void;
-}
-
-let collect: (() => void) | undefined;
-
-/** V8's full collection, made available to this module only (not as a global `gc`). */
-function fullGc(): () => void {
-  if (collect) return collect;
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (typeof exposed === "function") collect = exposed;
-  else {
-    setFlagsFromString("--expose-gc");
-    collect = runInNewContext("gc") as () => void;
-  }
-  return collect;
 }
 
 /** Collections in a row, a turn of the event loop apart, while each still gives pages back. */
@@ -64,7 +50,8 @@ export function startIdleGc(options: IdleGcOptions = {}): { stop(): void } {
   const idleBelow = options.idleBelow ?? 0.05;
   const factor = options.garbageFactor ?? 1.5;
   const bytes = options.garbageBytes ?? 32 * 1024 * 1024;
-  const gc = fullGc();
+  const gc = exposeGc();
+  if (!gc) return { stop: () => {} };
   let live = getHeapStatistics().used_heap_size;
   let collecting = false;
   let last = performance.eventLoopUtilization();

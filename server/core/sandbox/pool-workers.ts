@@ -16,6 +16,7 @@ export interface WorkerSpawnOptions {
   /** Path to worker-main.ts (or a compiled .js/.mjs). Default: found next to this file or under the cwd. */
   workerEntry?: string;
   warmModules?: number;
+  idleModuleMs?: number;
   retireAboveBytes?: number;
   runtimesPerModule?: number;
   /** Worker JS heap limit in MiB. Default 256. */
@@ -57,6 +58,7 @@ export function createWorkerSpawner(
     const init: WorkerInit & { entry: string; entryUrl: string; tsxApi: string } = {
       watchdog: sab,
       warmModules: options.warmModules ?? 4,
+      idleModuleMs: options.idleModuleMs ?? 10_000,
       retireAboveBytes: options.retireAboveBytes ?? 32 * 1024 * 1024,
       runtimesPerModule: Math.max(1, options.runtimesPerModule ?? 16),
       entry,

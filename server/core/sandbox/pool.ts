@@ -150,6 +150,8 @@ export interface SandboxPoolOptions {
   runtimesPerModule?: number;
   /** Idle QuickJS instances kept per worker. Default 4. */
   warmModules?: number;
+  /** Idle instances beyond the most recently used one go once unused this long. Default 10 s. */
+  idleModuleMs?: number;
   /** Instances whose memory grew past this take no new runs, and go once empty. Default 32 MiB. */
   retireAboveBytes?: number;
   /** How far past its deadline a pump may run before the worker is terminated. Default 250 ms. */

@@ -70,6 +70,8 @@ export interface WorkerInit {
   watchdog: SharedArrayBuffer;
   /** Keep at most this many idle QuickJS instances. */
   warmModules: number;
+  /** An idle instance beyond the most recently used one goes once unused this long. */
+  idleModuleMs: number;
   /** An instance whose linear memory grew beyond this takes no new runtime, and goes once empty. */
   retireAboveBytes: number;
   /** Runtimes (runs, warm binding contexts) one QuickJS instance holds at once. */

@@ -97,6 +97,8 @@ interface SharedModule {
   closed: boolean;
   /** A host-level failure (WASM trap, failed disposal): every runtime in it is lost. */
   broken: boolean;
+  /** When its last runtime went (it is idle while `users` is 0). */
+  idleSince: number;
 }
 
 const modules = new Set<SharedModule>();
@@ -149,6 +151,7 @@ async function leaseModule(job: Job, warmKey: string | undefined): Promise<Share
       users: 0,
       closed: false,
       broken: false,
+      idleSince: 0,
     };
     modules.add(best);
   }
@@ -166,7 +169,36 @@ function releaseModule(m: SharedModule, healthy: boolean): void {
   if (!takesRuntimes(m) || idle >= init.warmModules) {
     modules.delete(m);
     reclaimer.dropped();
+    return;
   }
+  m.idleSince = Date.now();
+  sweepIdleModulesLater();
+}
+
+/**
+ * Idle instances go once unused for `init.idleModuleMs`, but for one kept warm (unless one is in
+ * use): a burst of runs needs several at once (16 runtimes to an instance), and each keeps the
+ * memory it grew to while it is kept.
+ */
+let idleSweep: ReturnType<typeof setTimeout> | undefined;
+
+function sweepIdleModulesLater(): void {
+  if (idleSweep) return;
+  idleSweep = setTimeout(() => {
+    idleSweep = undefined;
+    const idle = [...modules].filter((m) => m.users === 0).sort((a, b) => b.idleSince - a.idleSince);
+    const due = Date.now() - init.idleModuleMs;
+    // One instance stays warm: one in use (a run, a warm context, the spare), or the most recent.
+    const inUse = modules.size > idle.length;
+    for (const m of inUse ? idle : idle.slice(1)) {
+      if (m.idleSince > due) continue;
+      modules.delete(m);
+      reclaimer.dropped();
+    }
+    const left = [...modules].filter((m) => m.users === 0).length;
+    if (left > (inUse ? 0 : 1)) sweepIdleModulesLater();
+  }, init.idleModuleMs);
+  idleSweep.unref?.();
 }
 
 /** Every runtime in a broken instance is lost: its other runs fail, its warm contexts go. */

@@ -8,44 +8,76 @@ import { createSandboxPool } from "./pool";
 
 const MiB = 1024 * 1024;
 const pool = createSandboxPool({ workers: 1, maxWorkers: 1 });
-afterAll(() => pool.close());
+const kept = createSandboxPool({ workers: 1, maxWorkers: 1, idleModuleMs: 1_000 });
+afterAll(() => Promise.all([pool.close(), kept.close()]));
 
 const rss = () => process.memoryUsage().rss;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `n` runs at once on `target`, each holding `mib` MiB of its own until they are all running. */
+async function burst(target: typeof pool, n: number, mib: number) {
+  let release: () => void = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const runs = Array.from({ length: n }, (_, i) =>
+    target.runAction({
+      code: `import { wait } from "toolstore/t";
+export default async (input) => { const keep = new Uint8Array(${mib} << 20).fill(input + 1); await wait({}); return keep[7]; }`,
+      input: i,
+      modules: { t: ["wait"] },
+      onCall: async () => {
+        await held;
+        return { ok: true, value: null };
+      },
+    }),
+  );
+  while (target.stats().parkedJobs + target.stats().runningJobs < n) await sleep(20);
+  await sleep(300);
+  const peak = rss();
+  release();
+  const results = await Promise.all(runs);
+  expect(results.every((r) => r.ok)).toBe(true);
+  return peak;
+}
 
 describe("worker reclaim", () => {
   it("the memory of a burst of runs goes back to the OS within seconds once they end", async () => {
     await pool.warm();
     await pool.runAction({ code: "export default () => 1", modules: {}, onCall: async () => ({ ok: true }) });
     const before = rss();
-    let release: () => void = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    // 48 runs at once (three shared instances), each holding 4 MiB of its own while it waits.
-    const runs = Array.from({ length: 48 }, (_, i) =>
-      pool.runAction({
-        code: `import { wait } from "toolstore/t";
-export default async (input) => { const keep = new Uint8Array(4 << 20).fill(input + 1); await wait({}); return keep[7]; }`,
-        input: i,
-        modules: { t: ["wait"] },
-        onCall: async () => {
-          await held;
-          return { ok: true, value: null };
-        },
-      }),
-    );
-    while (pool.stats().parkedJobs + pool.stats().runningJobs < 48) await sleep(20);
-    await sleep(300);
-    const peak = rss();
-    release();
-    const results = await Promise.all(runs);
-    expect(results.every((r) => r.ok)).toBe(true);
-    const grown = peak - before;
+    // 48 runs at once (three shared instances), each holding 4 MiB of its own while it waits: the
+    // instances grow past the size at which they are dropped once empty.
+    const grown = (await burst(pool, 48, 4)) - before;
     expect(grown).toBeGreaterThan(150 * MiB);
     // Given back: within 5 s, RSS is within a fifth of the burst's growth of where it started.
     const deadline = Date.now() + 5_000;
     while (rss() - before > grown / 5 && Date.now() < deadline) await sleep(100);
     expect(Math.round((rss() - before) / MiB)).toBeLessThanOrEqual(Math.round(grown / 5 / MiB));
+  });
+
+  it("idle instances beyond one go once unused a while, with the memory a burst grew them to", async () => {
+    await kept.warm();
+    await kept.runAction({ code: "export default () => 1", modules: {}, onCall: async () => ({ ok: true }) });
+    const before = rss();
+    // 48 runs at once in three instances, each instance grown by 16 MiB: under the size at which
+    // an instance is dropped at once, so all three are kept warm when the burst ends.
+    const grown = (await burst(kept, 48, 1)) - before;
+    expect(grown).toBeGreaterThan(40 * MiB);
+    await sleep(300);
+    const ended = rss();
+    expect(ended - before).toBeGreaterThan(grown / 2);
+    // Once they have been idle for idleModuleMs, two of them go (and a collection frees them).
+    const deadline = Date.now() + 10_000;
+    while (rss() - before > grown / 3 && Date.now() < deadline) await sleep(100);
+    expect(Math.round((rss() - before) / MiB)).toBeLessThanOrEqual(Math.round(grown / 3 / MiB));
+    // What stays serves the next run.
+    expect(
+      await kept.runAction({
+        code: "export default () => 2",
+        modules: {},
+        onCall: async () => ({ ok: true }),
+      }),
+    ).toMatchObject({ ok: true, resultJson: "2" });
   });
 });

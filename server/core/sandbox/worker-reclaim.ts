@@ -34,7 +34,7 @@ export function createReclaimer(delayMs: number): Reclaimer {
  * set at run time it applies to contexts made after, so a new context hands the function out.
  * undefined where the flag cannot be set: the worker then waits for V8's own collections.
  */
-function exposeGc(): (() => void) | undefined {
+export function exposeGc(): (() => void) | undefined {
   try {
     v8.setFlagsFromString("--expose-gc");
     const gc: unknown = vm.runInNewContext("gc");
