@@ -5,9 +5,10 @@
  * clients for a minute the serving process stayed at 3.5× its idle RSS 30 s later, nearly all of
  * it garbage in the main thread's heap (a forced collection brought it back to its idle size).
  *
- * Every `everyMs` it looks once: if the main thread was nearly idle over the interval (event-loop
- * utilization) and the heap holds much more than the last full collection left, it collects. A
- * busy process is never paused for it; an idle one pauses once, for tens of milliseconds.
+ * Every `everyMs` it looks once: if the main thread was nearly idle (event-loop utilization) over
+ * the last `quietChecks` intervals and the heap holds much more than the last full collection
+ * left, it collects. A busy process is never paused for it, nor one with short pauses between
+ * bursts; a quiet one pauses once, for tens of milliseconds.
  */
 import { performance } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
@@ -18,7 +19,9 @@ export interface IdleGcOptions {
   everyMs?: number;
   /** Main-thread event-loop utilization at or below which the interval counts as idle (default 0.05). */
   idleBelow?: number;
-  /** Collect once the heap holds this many times what the last full collection left (default 1.5)… */
+  /** Idle intervals in a row before it collects (default 2: 10 s quiet). */
+  quietChecks?: number;
+  /** Collect once the heap holds this many times what the last full collection left (default 2)… */
   garbageFactor?: number;
   /** …and at least this many bytes more (default 32 MiB). */
   garbageBytes?: number;
@@ -48,22 +51,26 @@ async function collectFully(gc: () => void): Promise<void> {
 export function startIdleGc(options: IdleGcOptions = {}): { stop(): void } {
   const everyMs = options.everyMs ?? 5_000;
   const idleBelow = options.idleBelow ?? 0.05;
-  const factor = options.garbageFactor ?? 1.5;
+  const quietChecks = options.quietChecks ?? 2;
+  const factor = options.garbageFactor ?? 2;
   const bytes = options.garbageBytes ?? 32 * 1024 * 1024;
   const gc = exposeGc();
   if (!gc) return { stop: () => {} };
   let live = getHeapStatistics().used_heap_size;
   let collecting = false;
+  let quiet = 0;
   let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     const used = getHeapStatistics().used_heap_size;
-    if (collecting || busy > idleBelow || used < Math.max(live * factor, live + bytes)) return;
+    quiet = busy > idleBelow ? 0 : quiet + 1;
+    if (collecting || quiet < quietChecks || used < Math.max(live * factor, live + bytes)) return;
     collecting = true;
     void collectFully(gc).then(() => {
       collecting = false;
+      quiet = 0;
       live = getHeapStatistics().used_heap_size;
       // The collection's own time is not the next interval's load.
       last = performance.eventLoopUtilization();
