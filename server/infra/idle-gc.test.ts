@@ -7,6 +7,7 @@ describe("idle GC", () => {
     const collections: [number, number][] = [];
     const idle = startIdleGc({
       everyMs: 100,
+      quietChecks: 2,
       onCollect: (before, after) => collections.push([before, after]),
     });
     try {

@@ -19,9 +19,9 @@ export interface IdleGcOptions {
   everyMs?: number;
   /** Main-thread event-loop utilization at or below which the interval counts as idle (default 0.05). */
   idleBelow?: number;
-  /** Idle intervals in a row before it collects (default 2: 10 s quiet). */
+  /** Idle intervals in a row before it collects (default 4: 20 s quiet). */
   quietChecks?: number;
-  /** Collect once the heap holds this many times what the last full collection left (default 2)… */
+  /** Collect once the heap holds this many times what the last full collection left (default 1.5)… */
   garbageFactor?: number;
   /** …and at least this many bytes more (default 32 MiB). */
   garbageBytes?: number;
@@ -51,8 +51,8 @@ async function collectFully(gc: () => void): Promise<void> {
 export function startIdleGc(options: IdleGcOptions = {}): { stop(): void } {
   const everyMs = options.everyMs ?? 5_000;
   const idleBelow = options.idleBelow ?? 0.05;
-  const quietChecks = options.quietChecks ?? 2;
-  const factor = options.garbageFactor ?? 2;
+  const quietChecks = options.quietChecks ?? 4;
+  const factor = options.garbageFactor ?? 1.5;
   const bytes = options.garbageBytes ?? 32 * 1024 * 1024;
   const gc = exposeGc();
   if (!gc) return { stop: () => {} };
