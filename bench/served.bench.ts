@@ -22,7 +22,7 @@ import readline from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { servingEnv } from "../scripts/serving-env";
+import { servingEnv, servingNodeFlags } from "../scripts/serving-env";
 import { type Benchmark, type BenchReport, type BenchRow, ms, printReport, summarize } from "./harness";
 
 const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
@@ -80,7 +80,7 @@ export function startServed(flavour: Flavour, env: Record<string, string>): Prom
   const root = flavour === "toolstore" ? path.resolve(process.env.BENCH_SERVED_ROOT ?? ".") : process.cwd();
   const child = fork(path.join(root, "bench/served-server.ts"), [flavour], {
     cwd: root,
-    execArgv: ["--expose-gc", "--import", "tsx"],
+    execArgv: [...servingNodeFlags(["--expose-gc"]), "--import", "tsx"],
     env: servingEnv({ ...process.env, ...env }),
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
@@ -121,6 +121,9 @@ export async function startProduct(env: Record<string, string>, port: number): P
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
+  // BENCH_SERVED_LOG: a file that gets what the started server prints (e.g. with --trace-gc).
+  const logFile = process.env.BENCH_SERVED_LOG;
+  if (logFile) child.stdout.pipe(fs.createWriteStream(logFile));
   await new Promise<void>((resolve, reject) => {
     let seen = "";
     child.stdout.on("data", (chunk: Buffer) => {

@@ -1,8 +1,10 @@
+import fs from "node:fs";
 import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect, test } from "@playwright/test";
 import { E2E_PORT } from "../playwright.config";
+import { servingNodeFlags } from "../scripts/serving-env";
 import { adminContext } from "./helpers";
 
 /** A raw GET with a chosen Host (a browser cannot forge it): status, headers and body. */
@@ -70,4 +72,25 @@ test("[FRONT]: npm start answers /api/mcp without Next's router, with proxy.ts's
   expect(JSON.parse(result.content[0]?.text ?? "{}")).toMatchObject({ ok: true, result: 42 });
   await client.close();
   await context.close();
+});
+
+test("[FRONT]: npm start's serving process runs with the serving flags and environment", async () => {
+  // The process that listens on the e2e port, found from /proc as an operator would (ps).
+  const serving = fs
+    .readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((pid) => {
+      try {
+        return {
+          argv: fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0"),
+          env: fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0"),
+        };
+      } catch {
+        return undefined; // gone, or not ours to read
+      }
+    })
+    .find((p) => p?.argv.some((a) => a.endsWith("scripts/serve.ts")) && p.argv.includes(String(E2E_PORT)));
+  expect(serving, "the serving process of the e2e server").toBeDefined();
+  expect(serving?.argv).toEqual(expect.arrayContaining(servingNodeFlags()));
+  expect(serving?.env).toContain("MALLOC_ARENA_MAX=2");
 });

@@ -17,7 +17,7 @@ import { SOURCE_PLUGINS } from "../server/modules";
 import { issueSetupToken } from "../server/services/auth";
 import { secretBoxFor } from "../server/services/stored-secrets";
 import { buildIsCurrent, writeBuildStamp } from "./build-stamp";
-import { servingEnv } from "./serving-env";
+import { servingEnv, servingNodeFlags } from "./serving-env";
 
 const root = path.resolve(import.meta.dirname, "..");
 const log = logger("start");
@@ -94,7 +94,7 @@ async function main() {
   // answers /api/mcp directly); `--dev` keeps `next dev` and its reloads.
   const serveArgs = dev
     ? [nextBin, "dev"]
-    : [...nodeFlags(), "--import", "tsx", path.join(root, "scripts", "serve.ts")];
+    : [...servingNodeFlags(nodeFlags()), "--import", "tsx", path.join(root, "scripts", "serve.ts")];
   const child = spawn(process.execPath, [...serveArgs, "-H", env.HOST, "-p", String(env.PORT)], {
     cwd: root,
     stdio: ["inherit", "pipe", "inherit"],
