@@ -56,9 +56,20 @@ export interface McpHttpOptions {
    * name, its metadata URL goes into the 401); by default the request URL's own origin.
    */
   siteOf?: (req: Request) => OAuthSite;
+  /**
+   * A session's server and transport on this instance go once unused this long (default 30 s;
+   * looked for every half of it); its next request builds them again from the session's row.
+   */
+  sessionServerIdleMs?: number;
 }
 
-export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) => Promise<Response> {
+export interface McpHttpHandler {
+  (req: Request): Promise<Response>;
+  /** Sessions whose server and transport this instance keeps now (for tests and metrics). */
+  sessionServersHeld(): number;
+}
+
+export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   checkSdkCompat();
   const limiter = createRateLimiter(options.rateLimitPerMinute);
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -67,8 +78,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
   // A client sends several requests per call, and each used to read its session row.
   const sessionRows = createTtlCache<Awaited<ReturnType<typeof readSession>>>(SESSION_CACHE_MS);
   const readSession = (id: string) => options.db.mcpSession.findUnique({ where: { id } });
-  const sessionServers = createSessionServers(options.backend, (identity, session) =>
-    openServer(identity, session),
+  const sessionServers = createSessionServers(
+    options.backend,
+    (identity, session) => openServer(identity, session),
+    options.sessionServerIdleMs ?? SESSION_SERVER_IDLE_MS,
   );
 
   async function openServer(
@@ -117,7 +130,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     return { server, transport };
   }
 
-  return async function handleMcp(req: Request): Promise<Response> {
+  async function handleMcp(req: Request): Promise<Response> {
     const verdict = guard.check(req);
     if (!verdict.ok) return jsonError(403, -32000, `Forbidden: ${verdict.reason}.`);
 
@@ -201,7 +214,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: Request) =>
     const response = await handle(opened.transport);
     endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
     return response;
-  };
+  }
+  return Object.assign(handleMcp, { sessionServersHeld: () => sessionServers.size() });
 }
 
 /**
@@ -253,9 +267,15 @@ interface ServedSession {
   transport: Transport;
 }
 
-/** Sessions kept warm on one instance: at most this many, each at most this long unused. */
+/**
+ * Sessions kept warm on one instance: at most this many, each at most this long unused. A kept
+ * session costs up to about 100 KiB of heap (100 sessions, client and server in one process, added
+ * 10.6 MiB after a forced collection), and used to be kept until a new session came along; the
+ * next request of a session that went rebuilds its server, which did not show in that request's
+ * time (`return 1` p50 9.66 ms with a kept server, 9.69 ms rebuilt each call, 80 calls each).
+ */
 const SESSION_SERVERS_MAX = 1_000;
-const SESSION_SERVER_IDLE_MS = 5 * 60_000;
+const SESSION_SERVER_IDLE_MS = 30_000;
 
 /**
  * One server and transport per MCP session on this instance, rebuilt when what it was built from
@@ -265,10 +285,27 @@ const SESSION_SERVER_IDLE_MS = 5 * 60_000;
 function createSessionServers(
   backend: McpBackend,
   open: (identity: ApiKeyIdentity, session: ResumedSession) => Promise<ServedSession>,
+  idleMs: number,
 ) {
   /** In the order of last use, oldest first. */
   const entries = new Map<string, { stamp: string[]; usedAt: number; served: Promise<ServedSession> }>();
+  // Sessions whose clients went away without closing them go even when no new session comes.
+  let sweep: ReturnType<typeof setTimeout> | undefined;
+  const sweepLater = () => {
+    if (sweep) return;
+    sweep = setTimeout(() => {
+      sweep = undefined;
+      const due = Date.now() - idleMs;
+      for (const [id, entry] of entries) {
+        if (entry.usedAt > due) break;
+        entries.delete(id);
+      }
+      if (entries.size > 0) sweepLater();
+    }, idleMs / 2);
+    sweep.unref?.();
+  };
   return {
+    size: () => entries.size,
     async open(identity: ApiKeyIdentity, session: ResumedSession): Promise<ServedSession> {
       const { toolDescription, capabilities } = await backend.describe(identity);
       // Compared part by part: the description alone is a few KiB, not worth joining per request.
@@ -282,11 +319,12 @@ function createSessionServers(
         return hit.served;
       }
       for (const [id, entry] of entries) {
-        if (entries.size < SESSION_SERVERS_MAX && now - entry.usedAt < SESSION_SERVER_IDLE_MS) break;
+        if (entries.size < SESSION_SERVERS_MAX && now - entry.usedAt < idleMs) break;
         entries.delete(id);
       }
       const entry = { stamp, usedAt: now, served: open(identity, session) };
       entries.set(session.id, entry);
+      sweepLater();
       entry.served.catch(() => {
         if (entries.get(session.id) === entry) entries.delete(session.id);
       });

@@ -428,6 +428,39 @@ describe("MCP over Streamable HTTP", () => {
     expect(await res.text()).toContain("execute_code");
     await client.close();
   });
+
+  it("[MCP]: a session its client left open lets go of its server once idle, and its next call builds it again", async () => {
+    const handler = createMcpHttpHandler({
+      db,
+      backend: createMcpBackend({ db, engine: async () => engine, publicUrl: "http://console.test" }),
+      consoleUrl: "http://console.test",
+      allowedOrigins: [],
+      rateLimitPerMinute: 1000,
+      sessionServerIdleMs: 400,
+    });
+    const served = await serveFetchHandler(handler);
+    try {
+      const apiKey = await key("default");
+      const sessions = await Promise.all([1, 2, 3].map(() => connect(served.url, apiKey)));
+      const call = async (client: Client) =>
+        (await client.callTool({
+          name: "execute_code",
+          arguments: { code: "export default async function () { return 6 * 7; }" },
+        })) as ToolResult;
+      for (const { client } of sessions) expect((await call(client)).isError).toBeFalsy();
+      expect(handler.sessionServersHeld()).toBe(3);
+      // Nobody closes the sessions (a client that crashed); no new session comes either.
+      await expect.poll(() => handler.sessionServersHeld(), { timeout: 5_000, interval: 100 }).toBe(0);
+      const [first] = sessions;
+      const again = await call(first?.client as Client);
+      expect(again.isError).toBeFalsy();
+      expect(JSON.parse(again.content[0]?.text ?? "{}")).toMatchObject({ ok: true, result: 42 });
+      expect(handler.sessionServersHeld()).toBe(1);
+      for (const { client } of sessions) await client.close();
+    } finally {
+      await served.close();
+    }
+  });
 });
 
 describe("independent clients", () => {
