@@ -5,9 +5,12 @@ import { startIdleGc } from "./idle-gc";
 describe("idle GC", () => {
   it("collects a burst's garbage once the process is quiet, and never while it is busy", async () => {
     const collections: [number, number][] = [];
+    let trims = 0;
     const idle = startIdleGc({
       everyMs: 100,
       quietChecks: 2,
+      trim: () => trims++,
+      trimAfterMs: 50,
       onCollect: (before, after) => collections.push([before, after]),
     });
     try {
@@ -21,6 +24,7 @@ describe("idle GC", () => {
         await new Promise((r) => setImmediate(r));
       }
       expect(collections).toEqual([]);
+      expect(trims).toBe(0);
       const before = getHeapStatistics().used_heap_size;
       kept = [];
       // Quiet: the next check that finds an idle interval collects, once.
@@ -31,6 +35,8 @@ describe("idle GC", () => {
       expect(left).toBeLessThan(seen / 2);
       await new Promise((r) => setTimeout(r, 400));
       expect(collections.length).toBe(1);
+      // The freed native memory went back to the system after the collection (malloc-trim.ts).
+      expect(trims).toBe(1);
     } finally {
       idle.stop();
     }

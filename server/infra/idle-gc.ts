@@ -8,11 +8,14 @@
  * Every `everyMs` it looks once: if the main thread was nearly idle (event-loop utilization) over
  * the last `quietChecks` intervals and the heap holds much more than the last full collection
  * left, it collects. A busy process is never paused for it, nor one with short pauses between
- * bursts; a quiet one pauses once, for tens of milliseconds.
+ * bursts; a quiet one pauses once, for tens of milliseconds. After collecting it trims glibc's
+ * heaps (malloc-trim.ts): the collection frees the off-heap memory that garbage held, and the trim
+ * hands the emptied pages back to the system.
  */
 import { performance } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
 import { exposeGc } from "../core/sandbox/worker-reclaim";
+import { mallocTrim } from "./malloc-trim";
 
 export interface IdleGcOptions {
   /** How often it looks (default 5 s). */
@@ -25,6 +28,13 @@ export interface IdleGcOptions {
   garbageFactor?: number;
   /** …and at least this many bytes more (default 32 MiB). */
   garbageBytes?: number;
+  /** Gives freed native memory back after a collection (default: glibc's malloc_trim where present). */
+  trim?: () => unknown;
+  /**
+   * How long after the collection it trims (default 1 s): V8 frees the dead objects' native
+   * memory (array buffers, external strings) on its own threads after the collection returns.
+   */
+  trimAfterMs?: number;
   /** Told after each collection: the heap's used bytes before and after. */
   onCollect?: (before: number, after: number) => void;
 }
@@ -56,6 +66,8 @@ export function startIdleGc(options: IdleGcOptions = {}): { stop(): void } {
   const bytes = options.garbageBytes ?? 32 * 1024 * 1024;
   const gc = exposeGc();
   if (!gc) return { stop: () => {} };
+  const trim = options.trim ?? mallocTrim();
+  const trimAfterMs = options.trimAfterMs ?? 1_000;
   let live = getHeapStatistics().used_heap_size;
   let collecting = false;
   let quiet = 0;
@@ -69,6 +81,7 @@ export function startIdleGc(options: IdleGcOptions = {}): { stop(): void } {
     if (collecting || quiet < quietChecks || used < Math.max(live * factor, live + bytes)) return;
     collecting = true;
     void collectFully(gc).then(() => {
+      if (trim) setTimeout(trim, trimAfterMs).unref();
       collecting = false;
       quiet = 0;
       live = getHeapStatistics().used_heap_size;
