@@ -5,8 +5,9 @@
  * in glibc's heaps: free to glibc, resident for the system. glibc gives back only the top of a
  * heap on its own; `malloc_trim` also returns the free pages in the middle.
  *
- * Measured on the `npm start` process, 30 s after 200 MCP clients for 60 s: the main heap
- * (`[heap]`) held 52–73 MiB against 27 MiB just started, and one trim took it back to 19–52 MiB.
+ * Measured on the `npm start` process, 30–40 s after 200 MCP clients for 60 s: the main heap
+ * (`[heap]`) held 41–84 MiB against 27 MiB just started, and one trim (called by hand) took it
+ * back to 19–52 MiB.
  *
  * Where there is no glibc (macOS, musl) or koffi's binary cannot load, `mallocTrim()` is undefined
  * and nothing is trimmed. It does not change what is allocated, only what the system sees as used.
@@ -20,7 +21,7 @@ let loaded: Trim | null | undefined;
 function load(): Trim | null {
   if (process.platform !== "linux") return null;
   try {
-    // koffi is loaded only here and only when asked for: a process that never trims never maps it.
+    // koffi is loaded only here, on the first call (the idle GC asks once, when it starts).
     const require = createRequire(import.meta.url);
     const koffi = require("koffi") as typeof import("koffi");
     const libc = koffi.load("libc.so.6");
