@@ -13,6 +13,7 @@
  * recorded before they are asserted, and a table of the counts per point is printed at the end.
  */
 import { randomUUID } from "node:crypto";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
@@ -110,6 +111,40 @@ export default async function () {
   return r.status;
 }`;
 
+/**
+ * SIGSTOPs the server at a moment it holds no SQLite write lock. Stopped inside a write
+ * transaction (its heartbeat beats every second), it would keep that lock for as long as it stays
+ * stopped, and B's decision would wait out the busy timeout and fail (it did once in CI:
+ * SQLITE_BUSY, then every later point hit the stopped server). A probe connection that takes the
+ * write lock and gives it back at once proves the stopped server holds none; if it does, the
+ * server runs on for a moment and is stopped again. PostgreSQL's decision touches no row the
+ * server writes while a run waits, so there it is stopped as it is.
+ */
+async function stopBetweenWrites(pid: number, target: ScratchDatabase["target"]): Promise<void> {
+  if (target.provider !== "sqlite") {
+    process.kill(pid, "SIGSTOP");
+    return;
+  }
+  const probe = new Database(target.url, { timeout: 0 });
+  try {
+    for (let tries = 0; ; tries++) {
+      process.kill(pid, "SIGSTOP");
+      try {
+        probe.exec("BEGIN IMMEDIATE");
+        probe.exec("ROLLBACK");
+        debug("stopped between writes after", tries, "retries");
+        return;
+      } catch (e) {
+        if ((e as { code?: string }).code !== "SQLITE_BUSY" || tries >= 200) throw e;
+      }
+      process.kill(pid, "SIGCONT");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    probe.close();
+  }
+}
+
 interface Setup {
   name: string;
   scratch: ScratchDatabase;
@@ -196,7 +231,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
       const server = a;
       const id = randomUUID().slice(0, 8);
       let runId: string | undefined;
-      const killed = new Promise<void>((resolve) => {
+      const killed = new Promise<void>((resolve, reject) => {
         receiver.onHit = (t) => {
           if (t !== id) return { hold: false };
           if (point === "during-impl") {
@@ -218,7 +253,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
               // so the decision cannot reach A's hot waiter first (then A would run the write, and
               // a kill between its journal's "started" and the receiver would leave an uncertain
               // card instead: the during-impl point, not this one).
-              if (server.child.pid) process.kill(server.child.pid, "SIGSTOP");
+              if (server.child.pid) await stopBetweenWrites(server.child.pid, setup.scratch.target);
               await b.approvals.decide({
                 approvalId: approval.id,
                 answer: "once",
@@ -227,7 +262,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
             }
             await kill9(server.child);
             resolve();
-          })();
+          })().catch(reject);
         } else {
           // The impl only runs once someone allows the call: B approves as soon as it is asked.
           void (async () => {
@@ -243,7 +278,7 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
                 decidedBy: { userId, label: "alice" },
               });
             }
-          })();
+          })().catch(reject);
         }
       });
       debug(point, id, "calling");
@@ -357,7 +392,14 @@ for (const makeSetup of [sqliteSetup, ...(pgBase ? [pgSetup] : [])]) {
       it(
         `[FAULT]: ${makeSetup === sqliteSetup ? "SQLite" : "PostgreSQL"}, killed at "${point}": every row ends true, no side effect twice`,
         async () => {
-          for (let i = 0; i < TRIALS; i++) await trial(point);
+          try {
+            for (let i = 0; i < TRIALS; i++) await trial(point);
+          } catch (e) {
+            // A failed trial may leave its server stopped or half-used: the next point starts a new one.
+            if (a) await kill9(a.child);
+            a = undefined;
+            throw e;
+          }
         },
         TRIALS * 120_000,
       );
