@@ -241,9 +241,11 @@ async function startToolStore() {
     getRequestGuard(),
     { "/api/trpc/approvals.decide": trpc },
   );
-  // As scripts/serve.ts does once it serves.
+  // As scripts/serve.ts does once it serves. BENCH_IDLE_GC_QUIET_MS: another quiet window (four
+  // looks), for an interleaved A/B against npm start's default.
   const { startIdleGc } = await import("../server/infra/idle-gc");
-  startIdleGc();
+  const quietMs = Number(process.env.BENCH_IDLE_GC_QUIET_MS);
+  startIdleGc(quietMs > 0 ? { everyMs: quietMs / 4, quietChecks: 4 } : {});
   return { url: served.url, keys };
 }
 

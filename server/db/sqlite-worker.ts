@@ -47,6 +47,36 @@ const ready = (async () => {
   return adapter;
 })();
 ready.catch(() => {});
+// Once the thread is quiet after a burst (two idle looks 2.5 s apart, by its event loop's
+// utilization), one collection gives back the pages the burst grew its heap to: an idle thread
+// never collects on its own. As server/core/sandbox/worker-reclaim.ts does for the sandbox
+// workers; this source is eval'd and cannot import it.
+const collect = (() => {
+  try {
+    require("node:v8").setFlagsFromString("--expose-gc");
+    return require("node:vm").runInNewContext("gc");
+  } catch {
+    return undefined;
+  }
+})();
+if (typeof collect === "function") {
+  const { performance } = require("node:perf_hooks");
+  let quiet = 0;
+  let loaded = false;
+  let last = performance.eventLoopUtilization();
+  setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization > 0.05;
+    last = now;
+    if (busy) loaded = true;
+    quiet = busy ? 0 : quiet + 1;
+    if (!loaded || quiet < 2) return;
+    collect();
+    loaded = false;
+    quiet = 0;
+    last = performance.eventLoopUtilization();
+  }, 2500).unref();
+}
 function target(m, adapter) {
   if (!m.tx) return adapter;
   const tx = txs.get(m.tx);

@@ -6,23 +6,29 @@
  * it garbage in the main thread's heap (a forced collection brought it back to its idle size).
  *
  * Every `everyMs` it looks once: if the main thread was nearly idle (event-loop utilization) over
- * the last `quietChecks` intervals and the heap holds much more than the last full collection
- * left, it collects. A busy process is never paused for it, nor one with short pauses between
- * bursts; a quiet one pauses once, for tens of milliseconds. After collecting it trims glibc's
- * heaps (malloc-trim.ts): the collection frees the off-heap memory that garbage held, and the trim
- * hands the emptied pages back to the system.
+ * the last `quietChecks` intervals, and since the last collection the process was busy or the heap
+ * grew to much more than that collection left, it collects. A busy process is never paused for it,
+ * nor one with short pauses between bursts; a quiet one pauses once, for tens of milliseconds.
+ * After collecting it trims glibc's heaps (malloc-trim.ts): the collection frees the off-heap
+ * memory that garbage held, and the trim hands the emptied pages back to the system. A busy
+ * interval alone is reason enough: with the heap's growth capped (serving-env.ts) V8 collects
+ * often during a burst, so the heap may look small after it while glibc still holds the burst's
+ * native memory.
+ *
+ * The default window is 10 s (four looks 2.5 s apart): after 200 MCP clients for a minute the
+ * collection came 10-13 s after the load, not the 20-25 s of a 20 s window, which left `npm start`
+ * at 1.28× its just-started RSS 30 s after the load.
  */
-import { performance } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
-import { exposeGc } from "../core/sandbox/worker-reclaim";
+import { collectWhenQuiet, exposeGc } from "../core/sandbox/worker-reclaim";
 import { mallocTrim } from "./malloc-trim";
 
 export interface IdleGcOptions {
-  /** How often it looks (default 5 s). */
+  /** How often it looks (default 2.5 s). */
   everyMs?: number;
   /** Main-thread event-loop utilization at or below which the interval counts as idle (default 0.05). */
   idleBelow?: number;
-  /** Idle intervals in a row before it collects (default 4: 20 s quiet). */
+  /** Idle intervals in a row before it collects (default 4: 10 s quiet). */
   quietChecks?: number;
   /** Collect once the heap holds this many times what the last full collection left (default 1.5)… */
   garbageFactor?: number;
@@ -59,7 +65,7 @@ async function collectFully(gc: () => void): Promise<void> {
 }
 
 export function startIdleGc(options: IdleGcOptions = {}): { stop(): void } {
-  const everyMs = options.everyMs ?? 5_000;
+  const everyMs = options.everyMs ?? 2_500;
   const idleBelow = options.idleBelow ?? 0.05;
   const quietChecks = options.quietChecks ?? 4;
   const factor = options.garbageFactor ?? 1.5;
@@ -69,27 +75,15 @@ export function startIdleGc(options: IdleGcOptions = {}): { stop(): void } {
   const trim = options.trim ?? mallocTrim();
   const trimAfterMs = options.trimAfterMs ?? 1_000;
   let live = getHeapStatistics().used_heap_size;
-  let collecting = false;
-  let quiet = 0;
-  let last = performance.eventLoopUtilization();
-  const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
-    const used = getHeapStatistics().used_heap_size;
-    quiet = busy > idleBelow ? 0 : quiet + 1;
-    if (collecting || quiet < quietChecks || used < Math.max(live * factor, live + bytes)) return;
-    collecting = true;
-    void collectFully(gc).then(() => {
+  return collectWhenQuiet(
+    { everyMs, idleBelow, quietChecks },
+    async () => {
+      const used = getHeapStatistics().used_heap_size;
+      await collectFully(gc);
       if (trim) setTimeout(trim, trimAfterMs).unref();
-      collecting = false;
-      quiet = 0;
       live = getHeapStatistics().used_heap_size;
-      // The collection's own time is not the next interval's load.
-      last = performance.eventLoopUtilization();
       options.onCollect?.(used, live);
-    });
-  }, everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+    },
+    () => getHeapStatistics().used_heap_size >= Math.max(live * factor, live + bytes),
+  );
 }

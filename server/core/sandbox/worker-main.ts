@@ -102,7 +102,7 @@ interface SharedModule {
 }
 
 const modules = new Set<SharedModule>();
-const reclaimer = createReclaimer(RECLAIM_AFTER_MS);
+const reclaimer = createReclaimer(RECLAIM_AFTER_MS, { everyMs: 2_500, idleBelow: 0.05, quietChecks: 2 });
 /** The run whose guest or setup is on the thread now: instance growth is charged to it. */
 let computing: Running | undefined;
 
