@@ -47,7 +47,7 @@ const ready = (async () => {
   return adapter;
 })();
 ready.catch(() => {});
-// Once the thread is quiet after a burst (two idle looks 2.5 s apart, by its event loop's
+// Once the thread is quiet after a burst (four idle looks 2.5 s apart, by its event loop's
 // utilization), one collection gives back the pages the burst grew its heap to: an idle thread
 // never collects on its own. As server/core/sandbox/worker-reclaim.ts does for the sandbox
 // workers; this source is eval'd and cannot import it.
@@ -70,7 +70,7 @@ if (typeof collect === "function") {
     last = now;
     if (busy) loaded = true;
     quiet = busy ? 0 : quiet + 1;
-    if (!loaded || quiet < 2) return;
+    if (!loaded || quiet < 4) return;
     collect();
     loaded = false;
     quiet = 0;

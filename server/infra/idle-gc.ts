@@ -16,8 +16,8 @@
  * native memory.
  *
  * The default window is 10 s (four looks 2.5 s apart): after 200 MCP clients for a minute the
- * collection came 10-13 s after the load, not the 20-25 s of a 20 s window, which left `npm start`
- * at 1.28× its just-started RSS 30 s after the load.
+ * collection came 10-13 s after the load; with a 20 s window it came 22 s to over 40 s after it,
+ * after the 30 s mark at which the load's memory should be back.
  */
 import { getHeapStatistics } from "node:v8";
 import { collectWhenQuiet, exposeGc } from "../core/sandbox/worker-reclaim";

@@ -102,7 +102,13 @@ interface SharedModule {
 }
 
 const modules = new Set<SharedModule>();
-const reclaimer = createReclaimer(RECLAIM_AFTER_MS, { everyMs: 2_500, idleBelow: 0.05, quietChecks: 2 });
+/**
+ * Collects once quiet after a burst, as the serving process's main thread does (idle-gc.ts): after
+ * 10 s. A 5 s window fired in each 6 s pause of the served bench's interleaved cells, and the
+ * worker's heap grew back in the next one: npm start 0.88-0.91× the bench server without it, at
+ * 8 and 32 clients (one run).
+ */
+const reclaimer = createReclaimer(RECLAIM_AFTER_MS, { everyMs: 2_500, idleBelow: 0.05, quietChecks: 4 });
 /** The run whose guest or setup is on the thread now: instance growth is charged to it. */
 let computing: Running | undefined;
 

@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createSandboxPool } from "./pool";
+import { collectWhenQuiet } from "./worker-reclaim";
 
 const MiB = 1024 * 1024;
 const pool = createSandboxPool({ workers: 1, maxWorkers: 1 });
@@ -79,5 +80,60 @@ describe("worker reclaim", () => {
         onCall: async () => ({ ok: true }),
       }),
     ).toMatchObject({ ok: true, resultJson: "2" });
+  });
+});
+
+describe("collect when quiet", () => {
+  /** Blocks this thread's event loop for `ms`, in slices, so the watch's looks still come due. */
+  async function busyFor(ms: number) {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      const slice = Date.now() + 40;
+      while (Date.now() < slice) {}
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  it("collects once after a busy interval when the thread has been quiet, never while busy", async () => {
+    let collections = 0;
+    const watch = collectWhenQuiet({ everyMs: 50, idleBelow: 0.3, quietChecks: 3 }, async () => {
+      collections++;
+    });
+    try {
+      await sleep(300);
+      // Quiet from the start, and nothing due: nothing to give back.
+      expect(collections).toBe(0);
+      await busyFor(400);
+      expect(collections).toBe(0);
+      await sleep(400);
+      expect(collections).toBe(1);
+      // Still quiet: once per burst.
+      await sleep(300);
+      expect(collections).toBe(1);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it("collects while quiet whenever `due` says so, even with no burst", async () => {
+    let collections = 0;
+    let due = false;
+    const watch = collectWhenQuiet(
+      { everyMs: 50, idleBelow: 0.3, quietChecks: 2 },
+      async () => {
+        collections++;
+        due = false;
+      },
+      () => due,
+    );
+    try {
+      await sleep(250);
+      expect(collections).toBe(0);
+      due = true;
+      await sleep(250);
+      expect(collections).toBe(1);
+    } finally {
+      watch.stop();
+    }
   });
 });
