@@ -95,7 +95,8 @@ async function serve(
       await post("HeapProfiler.startSampling", {
         samplingInterval: 1024,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        // `?start&survivors`: only objects that outlived a scavenge (what the old generation gets).
+        includeObjectsCollectedByMinorGC: !url.searchParams.has("survivors"),
       });
       return json({ ok: true });
     }

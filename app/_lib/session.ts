@@ -4,12 +4,12 @@ import { redirect } from "next/navigation";
 import { getDb } from "@/server/db";
 import { REQUEST_PATH_HEADER } from "@/server/http/request-guard";
 import {
+  hasUsers,
   type Role,
   roleAtLeast,
   SESSION_COOKIE,
   type SessionUser,
   sessionUser,
-  userCount,
 } from "@/server/services/auth";
 
 /** The signed-in user of a page request, or a redirect to sign-in (or to the setup notice). */
@@ -18,7 +18,7 @@ export async function requireUser(): Promise<SessionUser> {
   const token = (await cookies()).get(SESSION_COOKIE)?.value;
   const user = await sessionUser(db, token);
   if (user) return user;
-  if ((await userCount(db)) === 0) redirect("/setup");
+  if (!(await hasUsers(db))) redirect("/setup");
   const asked = (await headers()).get(REQUEST_PATH_HEADER);
   const back = asked?.startsWith("/") && !asked.startsWith("//") && asked !== "/" ? asked : null;
   redirect(back ? `/signin?next=${encodeURIComponent(back)}` : "/signin");

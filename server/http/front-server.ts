@@ -12,7 +12,7 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import { serveOne } from "../mcp/node-adapter";
 import type { ConnectionInfo } from "./ops";
-import { type GuardVerdict, OPS_PATHS, type RequestGuard } from "./request-guard";
+import { type GuardedRequest, type GuardVerdict, OPS_PATHS, type RequestGuard } from "./request-guard";
 
 /** A fetch-style handler; the front server also tells it the connection's peer address. */
 export type FetchHandler = (req: Request, connection?: ConnectionInfo) => Promise<Response>;
@@ -56,13 +56,18 @@ function refuseUpgrade(socket: Duplex, status: string, reason: string) {
 
 /** A guard verdict of proxy.ts, asked with only the headers it reads (no body, no signal). */
 function guardVerdict(guard: RequestGuard, req: http.IncomingMessage, path: string) {
-  const headers = new Headers();
-  for (const name of ["host", "origin", "x-forwarded-host", "x-forwarded-proto"]) {
-    const value = req.headers[name];
-    if (typeof value === "string") headers.set(name, value);
-  }
+  // Node lowercases header names and joins repeated ones (Host keeps the first).
+  const view: GuardedRequest = {
+    url: `http://${req.headers.host ?? "localhost"}${path}`,
+    headers: {
+      get(name) {
+        const value = req.headers[name];
+        return typeof value === "string" ? value : null;
+      },
+    },
+  };
   try {
-    return guard.check(new Request(`http://${req.headers.host ?? "localhost"}${path}`, { headers }));
+    return guard.check(view);
   } catch {
     return { ok: false as const, reason: `host ${req.headers.host} is not a valid Host header` };
   }

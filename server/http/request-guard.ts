@@ -33,17 +33,26 @@ export interface RequestGuardOptions {
 
 export type GuardVerdict = { ok: true } | { ok: false; reason: string };
 
+/**
+ * What the guard reads of a request: its URL and four headers. A web Request is one; the front
+ * server hands it a view of the Node request instead of building a Request for the check.
+ */
+export interface GuardedRequest {
+  url: string;
+  headers: { get(name: string): string | null };
+}
+
 export interface RequestGuard {
   /** Host (and, if trusted, forwarded host) is one of this server's names. */
-  checkHost(req: Request): GuardVerdict;
+  checkHost(req: GuardedRequest): GuardVerdict;
   /** A present Origin is this site's own or an allowed one; an absent Origin passes. */
-  checkOrigin(req: Request): GuardVerdict;
+  checkOrigin(req: GuardedRequest): GuardVerdict;
   /** Both checks, Host first. */
-  check(req: Request): GuardVerdict;
+  check(req: GuardedRequest): GuardVerdict;
   /** The scheme://host[:port] this request was addressed to (forwarded values when trusted). */
-  requestOrigin(req: Request): string | null;
+  requestOrigin(req: GuardedRequest): string | null;
   /** Whether the request reached us over https (X-Forwarded-Proto only when trusted). */
-  isHttps(req: Request): boolean;
+  isHttps(req: GuardedRequest): boolean;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -106,7 +115,7 @@ export function createRequestGuard(options: RequestGuardOptions = {}): RequestGu
     }
   }
 
-  const addressedHost = (req: Request): string | null => {
+  const addressedHost = (req: GuardedRequest): string | null => {
     if (options.trustProxy) {
       const forwarded = firstForwarded(req.headers.get("x-forwarded-host"));
       if (forwarded) return forwarded;
@@ -114,7 +123,7 @@ export function createRequestGuard(options: RequestGuardOptions = {}): RequestGu
     return req.headers.get("host");
   };
 
-  const isHttps = (req: Request): boolean => {
+  const isHttps = (req: GuardedRequest): boolean => {
     const proto = firstForwarded(req.headers.get("x-forwarded-proto"));
     if (options.trustProxy && proto) return proto.toLowerCase() === "https";
     // Next.js writes req.url's scheme from X-Forwarded-Proto whoever sent it (and sets the header
@@ -133,7 +142,7 @@ export function createRequestGuard(options: RequestGuardOptions = {}): RequestGu
     return ports.has(parsed.port || (https ? "443" : "80"));
   };
 
-  const requestOrigin = (req: Request): string | null => {
+  const requestOrigin = (req: GuardedRequest): string | null => {
     const host = addressedHost(req);
     if (!host) return null;
     try {
@@ -143,7 +152,7 @@ export function createRequestGuard(options: RequestGuardOptions = {}): RequestGu
     }
   };
 
-  const checkHost = (req: Request): GuardVerdict => {
+  const checkHost = (req: GuardedRequest): GuardVerdict => {
     const host = addressedHost(req);
     if (!host) return { ok: false, reason: "the request has no Host header" };
     if (!hostAllowed(host, isHttps(req))) {
@@ -155,7 +164,7 @@ export function createRequestGuard(options: RequestGuardOptions = {}): RequestGu
     return { ok: true };
   };
 
-  const checkOrigin = (req: Request): GuardVerdict => {
+  const checkOrigin = (req: GuardedRequest): GuardVerdict => {
     const origin = req.headers.get("origin");
     if (origin === null) return { ok: true };
     let parsed: URL;

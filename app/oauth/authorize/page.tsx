@@ -10,7 +10,7 @@ import { AuthCard } from "@/app/_components/auth-card";
 import { getDb } from "@/server/db";
 import { getEngine } from "@/server/engine";
 import { siteOfHeaders } from "@/server/http/oauth";
-import { SESSION_COOKIE, sessionUser, userCount } from "@/server/services/auth";
+import { hasUsers, SESSION_COOKIE, sessionUser } from "@/server/services/auth";
 import { listModuleNames } from "@/server/services/capability-categories";
 import { checkAuthorizationRequest, MAX_MODE_BY_ROLE, modesForRole } from "@/server/services/oauth/authorize";
 import "../../_styles/admin-pages.css";
@@ -42,7 +42,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
   const db = getDb();
   const user = await sessionUser(db, (await cookies()).get(SESSION_COOKIE)?.value);
   if (!user) {
-    if ((await userCount(db)) === 0) redirect("/setup");
+    if (!(await hasUsers(db))) redirect("/setup");
     redirect(`/signin?next=${encodeURIComponent(`/oauth/authorize?${params}`)}`);
   }
   const site = siteOfHeaders(await headers());
