@@ -173,6 +173,25 @@ describe("[NOTIFICATIONS] webhooks", () => {
     );
   });
 
+  it("an approval that waited while no channel was on is told once one is turned on", async () => {
+    const { approval, allow } = await request("write", { value: "before any channel" });
+    // Rounds while no channel is on read no approvals: nothing is claimed for this one (before,
+    // a round claimed it for zero channels and a channel turned on later never heard of it).
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await db.notificationClaim.count({ where: { approvalId: approval.id } })).toBe(0);
+
+    receiver = await startHttpReceiver();
+    await addWebhook(db, { url: `${receiver.url}/hook`, format: "json", secret: SECRET });
+    const hit = await until(
+      () => receiver.requests[0],
+      (r) => r !== undefined,
+    );
+    expect(JSON.parse(hit.body.toString("utf8")).approvals.map((a: { id: string }) => a.id)).toEqual([
+      approval.id,
+    ]);
+    expect((await allow()).envelope.ok).toBe(true);
+  });
+
   it("Slack and ntfy receive their documented shapes", async () => {
     receiver = await startHttpReceiver();
     await addWebhook(db, { url: `${receiver.url}/services/T000/B000/XXXX`, format: "slack" });

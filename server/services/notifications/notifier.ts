@@ -31,6 +31,13 @@ export interface Notifier {
 }
 
 const DEFAULT_TICK_MS = 400;
+/**
+ * While no channel is turned on, a round asks only that, every this many ticks (2 s at the
+ * default), instead of reading the approvals and the due deliveries every tick: on an install
+ * without channels those two queries, five times a second, were half of the idle serving
+ * process's CPU (main thread 380 ms per idle 30 s, 170 ms with notifications off).
+ */
+const CHANNEL_RECHECK_TICKS = 5;
 const PRUNE_EVERY_MS = 60 * 60_000;
 const KEEP_DELIVERIES_MS = 30 * 24 * 60 * 60_000;
 const KEEP_CLAIMS_MS = 8 * 24 * 60 * 60_000;
@@ -112,6 +119,27 @@ export async function startNotifier(db: Db, instanceId: string, config: Notifier
   let lastPrune = 0;
   let busy = false;
   let stopped = false;
+  const tickMs = config.tickMs ?? DEFAULT_TICK_MS;
+  let channelsAskedAt = Number.NEGATIVE_INFINITY;
+  let anyChannel = false;
+
+  /** Whether a channel is turned on (asked at most every CHANNEL_RECHECK_TICKS ticks). */
+  async function channelsOn(now: number): Promise<boolean> {
+    if (now - channelsAskedAt < CHANNEL_RECHECK_TICKS * tickMs) return anyChannel;
+    anyChannel =
+      (await db.notificationChannel.findFirst({ where: { enabled: true }, select: { id: true } })) !== null;
+    channelsAskedAt = now;
+    return anyChannel;
+  }
+
+  /**
+   * The timer's round: nothing to plan or send while no channel is on (approvals pending then
+   * are planned once one is turned on, if they still are).
+   */
+  async function timedRound() {
+    if (!(await channelsOn(Date.now()))) return;
+    await round();
+  }
 
   async function round() {
     const now = Date.now();
@@ -126,14 +154,14 @@ export async function startNotifier(db: Db, instanceId: string, config: Notifier
   const timer = setInterval(() => {
     if (busy || stopped) return;
     busy = true;
-    round()
+    timedRound()
       .catch((error: unknown) => {
         console.error(`notifications: round failed: ${error instanceof Error ? error.message : error}`);
       })
       .finally(() => {
         busy = false;
       });
-  }, config.tickMs ?? DEFAULT_TICK_MS);
+  }, tickMs);
   timer.unref();
 
   return {
