@@ -173,23 +173,27 @@ describe("[NOTIFICATIONS] webhooks", () => {
     );
   });
 
-  it("an approval that waited while no channel was on is told once one is turned on", async () => {
-    const { approval, allow } = await request("write", { value: "before any channel" });
-    // Rounds while no channel is on read no approvals: nothing is claimed for this one (before,
-    // a round claimed it for zero channels and a channel turned on later never heard of it).
+  it("with no channel on, rounds read no approvals; a channel turned on hears of requests made after it", async () => {
+    const before = await request("write", { value: "before any channel" });
+    // No round claims it while no channel is on (before, each round read the approvals and
+    // claimed this one for zero channels).
     await new Promise((r) => setTimeout(r, 1_000));
-    expect(await db.notificationClaim.count({ where: { approvalId: approval.id } })).toBe(0);
+    expect(await db.notificationClaim.count({ where: { approvalId: before.approval.id } })).toBe(0);
 
     receiver = await startHttpReceiver();
     await addWebhook(db, { url: `${receiver.url}/hook`, format: "json", secret: SECRET });
+    const after = await request("write", { value: "after the channel" });
     const hit = await until(
       () => receiver.requests[0],
       (r) => r !== undefined,
     );
+    // The backlog is not announced: only the request made after the channel was added.
     expect(JSON.parse(hit.body.toString("utf8")).approvals.map((a: { id: string }) => a.id)).toEqual([
-      approval.id,
+      after.approval.id,
     ]);
-    expect((await allow()).envelope.ok).toBe(true);
+    expect((await before.allow()).envelope.ok).toBe(true);
+    expect((await after.allow()).envelope.ok).toBe(true);
+    expect(receiver.requests).toHaveLength(1);
   });
 
   it("Slack and ntfy receive their documented shapes", async () => {

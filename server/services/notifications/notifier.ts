@@ -133,8 +133,8 @@ export async function startNotifier(db: Db, instanceId: string, config: Notifier
   }
 
   /**
-   * The timer's round: nothing to plan or send while no channel is on (approvals pending then
-   * are planned once one is turned on, if they still are).
+   * The timer's round: nothing to plan or send while no channel is on. A channel hears of
+   * approvals requested after it was added (planner.ts), so none is lost by skipping.
    */
   async function timedRound() {
     if (!(await channelsOn(Date.now()))) return;

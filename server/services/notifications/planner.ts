@@ -3,7 +3,9 @@
  * request message and its reminder are claimed by inserting a NotificationClaim row (primary key:
  * approval, kind) in the same batch as the deliveries, so whichever instance inserts first plans
  * it and every other instance's batch fails and plans nothing: one message per request across
- * instances. A burst is grouped: new requests wait until none arrived for `quietMs` (at most
+ * instances. A channel hears of approvals requested after it was added, not of older ones still
+ * waiting (the notifier skips its rounds while no channel is on, and turning one on later does
+ * not announce the backlog). A burst is grouped: new requests wait until none arrived for `quietMs` (at most
  * `maxWaitMs`) and go out as one message per channel.
  */
 import type { Db } from "../../db";
@@ -43,6 +45,8 @@ interface PendingRow {
 
 interface Recipient {
   channelId: string;
+  /** When the channel was added: it hears of approvals requested since. */
+  since: number;
   matches(row: PendingRow): boolean;
 }
 
@@ -50,7 +54,7 @@ interface Recipient {
 async function recipients(db: Db): Promise<Recipient[]> {
   const channels = await db.notificationChannel.findMany({
     where: { enabled: true },
-    select: { id: true, userId: true },
+    select: { id: true, userId: true, createdAt: true },
   });
   const userIds = [...new Set(channels.flatMap((c) => (c.userId ? [c.userId] : [])))];
   const [users, prefs] = await Promise.all([
@@ -62,10 +66,11 @@ async function recipients(db: Db): Promise<Recipient[]> {
   );
   const filters = new Map(prefs.map((p) => [p.userId, parseFilter(p.filter)]));
   return channels.flatMap((c): Recipient[] => {
-    if (c.userId === null) return [{ channelId: c.id, matches: () => true }];
+    const since = c.createdAt.getTime();
+    if (c.userId === null) return [{ channelId: c.id, since, matches: () => true }];
     if (!mayAnswer.has(c.userId)) return [];
     const filter = filters.get(c.userId) ?? parseFilter(null);
-    return [{ channelId: c.id, matches: (row) => filterMatches(filter, row) }];
+    return [{ channelId: c.id, since, matches: (row) => filterMatches(filter, row) }];
   });
 }
 
@@ -73,7 +78,7 @@ async function recipients(db: Db): Promise<Recipient[]> {
 async function claimAndQueue(db: Db, kind: "request" | "reminder", rows: PendingRow[]): Promise<boolean> {
   const targets = await recipients(db);
   const deliveries = targets.flatMap((t) => {
-    const ids = rows.filter((r) => t.matches(r)).map((r) => r.id);
+    const ids = rows.filter((r) => r.createdAt.getTime() >= t.since && t.matches(r)).map((r) => r.id);
     return ids.length ? [{ channelId: t.channelId, kind, approvalIds: JSON.stringify(ids) }] : [];
   });
   try {
