@@ -3,10 +3,10 @@
  * request message and its reminder are claimed by inserting a NotificationClaim row (primary key:
  * approval, kind) in the same batch as the deliveries, so whichever instance inserts first plans
  * it and every other instance's batch fails and plans nothing: one message per request across
- * instances. A channel hears of approvals requested after it was added, not of older ones still
- * waiting (the notifier skips its rounds while no channel is on, and turning one on later does
- * not announce the backlog). A burst is grouped: new requests wait until none arrived for `quietMs` (at most
- * `maxWaitMs`) and go out as one message per channel.
+ * instances. A burst is grouped: new requests wait until none arrived for `quietMs` (at most
+ * `maxWaitMs`) and go out as one message per channel. A channel hears of approvals requested after
+ * it was added, not of older ones still waiting: the notifier skips its rounds while no channel is
+ * on, and turning one on later does not announce that backlog.
  */
 import type { Db } from "../../db";
 import { roleAtLeast } from "../roles";
