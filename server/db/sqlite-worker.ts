@@ -23,6 +23,7 @@ import {
   type Transaction,
   type TransactionOptions,
 } from "@prisma/driver-adapter-utils";
+import { WORKER_YOUNG_GENERATION_MB } from "../core/sandbox/worker-reclaim";
 
 export interface WorkerSqliteConfig {
   /** A file path or `file:` URL, as for PrismaBetterSqlite3. */
@@ -165,6 +166,7 @@ class SqliteThread {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { ...this.#config, adapterPath: adapterPath() },
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     worker.unref();
     worker.on("message", (reply: Reply) => {

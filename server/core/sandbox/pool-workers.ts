@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import type { Slot } from "./pool-jobs";
 import { type FromWorker, WATCHDOG_BYTES, type WorkerInit } from "./protocol";
 import { bundledWorkerEntry } from "./worker-build";
+import { WORKER_YOUNG_GENERATION_MB } from "./worker-reclaim";
 
 export interface WorkerSpawnOptions {
   /** Path to worker-main.ts (or a compiled .js/.mjs). Default: found next to this file or under the cwd. */
@@ -68,7 +69,11 @@ export function createWorkerSpawner(
     const worker = new Worker(WORKER_BOOTSTRAP, {
       eval: true,
       workerData: init,
-      resourceLimits: { stackSizeMb: 8, maxOldGenerationSizeMb: options.workerHeapMb ?? 256 },
+      resourceLimits: {
+        stackSizeMb: 8,
+        maxOldGenerationSizeMb: options.workerHeapMb ?? 256,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+      },
       stdout: false,
       stderr: false,
     });

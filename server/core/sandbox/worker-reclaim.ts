@@ -16,6 +16,15 @@ export interface Reclaimer {
   dropped(): void;
 }
 
+/**
+ * The young generation of a worker thread's heap, in MiB (sandbox workers and the SQLite worker;
+ * Node's `resourceLimits.maxYoungGenerationSizeMb`). V8's default, 48 MiB (16 MiB semi-spaces),
+ * fills under load and stays committed after it: a forced collection does not shrink it, only
+ * V8's own memory reducer does, some seconds after a full collection and only if it judges the
+ * thread idle. The workers keep a few MiB live, so a smaller nursery costs little.
+ */
+export const WORKER_YOUNG_GENERATION_MB = 12;
+
 /** How a thread tells that a burst is over, from its own event loop's utilization. */
 export interface QuietWatch {
   /** How often it looks. */
