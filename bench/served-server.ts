@@ -389,6 +389,8 @@ async function startBaseline(parse: boolean) {
 }
 
 const flavour = process.argv.at(-1);
+// SIGTERM ends the process through exit, so a `--cpu-prof` profile is written.
+process.once("SIGTERM", () => process.exit(0));
 const started =
   flavour === "seed"
     ? { keys: await seed(process.env.BENCH_DATABASE_URL ?? "", process.env.BENCH_MEMORY_FILE ?? "") }
