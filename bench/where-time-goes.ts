@@ -20,9 +20,9 @@ import { connect, load, ONE_CALL, startProduct, startServed, stop } from "./serv
 const TRIVIAL = "export default async function () { return 1; }";
 const N = Number(process.env.BENCH_WHERE_ACTIONS ?? 1500);
 /**
- * Actions served before the first measurement (BENCH_WHERE_WARM). After 200, the main thread of
- * the bench server still spent 3.4 ms of CPU per `return 1`; after 3,000, 1.5 ms (the JIT had
- * caught up), about what the floor's main thread spends with its QuickJS run included.
+ * Actions served before the first measurement (BENCH_WHERE_WARM). After 200, npm start's main
+ * thread spent 3.4 ms of CPU per `return 1`; after 2,200, 2.2 ms (the JIT catching up). The bench
+ * server's, after 3,000: 1.5 ms, about what the floor's main thread spends with its QuickJS run.
  */
 const WARM = Number(process.env.BENCH_WHERE_WARM ?? 2000);
 const SHAPES = [
