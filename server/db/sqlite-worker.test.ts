@@ -120,4 +120,33 @@ describe("SQLite on a worker thread", () => {
     await expect(runBatch(db, [row("rolled-back-row"), row("via-batch")])).rejects.toThrow();
     expect(await db.gateDecisionRecord.findUnique({ where: { id: "rolled-back-row" } })).toBeNull();
   });
+
+  it("reuses a prepared statement for each text, with each execution's own arguments", async () => {
+    // better-sqlite3 binds a statement once; a reused one that kept its first arguments would write
+    // "k-0" three times (or throw on the second bind), and a read would return the first row again.
+    const put = (i: number) =>
+      db.$executeRaw(
+        sql`INSERT INTO "Setting" ("key", "value", "updatedAt") VALUES (${`k-${i}`}, ${`v-${i}`}, ${i})`,
+      );
+    for (let i = 0; i < 3; i++) expect(await put(i)).toBe(1);
+    const get = (i: number) =>
+      db.$queryRaw<{ value: string; updatedAt: unknown }[]>(
+        sql`SELECT "value", "updatedAt" FROM "Setting" WHERE "key" = ${`k-${i}`}`,
+      );
+    for (let i = 2; i >= 0; i--) expect((await get(i))[0]?.value).toBe(`v-${i}`);
+    // The same text after a failed execution (a duplicate key) still runs.
+    await expect(put(1)).rejects.toThrow();
+    expect(await put(3)).toBe(1);
+    // Model queries and their transactions (BEGIN, COMMIT: statements without arguments) as well.
+    for (let i = 0; i < 3; i++) {
+      await db.$transaction(async (tx) => {
+        await tx.setting.update({ where: { key: `k-${i}` }, data: { value: `w-${i}` } });
+      });
+    }
+    const rows = await db.setting.findMany({
+      where: { key: { in: ["k-0", "k-1", "k-2", "k-3"] } },
+      orderBy: { key: "asc" },
+    });
+    expect(rows.map((r) => r.value)).toEqual(["w-0", "w-1", "w-2", "v-3"]);
+  });
 });
