@@ -25,6 +25,7 @@ import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import type { McpBackend } from "./mcp-backend";
 import { traceMcpRequests } from "./mcp-trace";
+import { clientGone } from "./node-adapter";
 import {
   abortRequestHandler,
   checkSdkCompat,
@@ -202,15 +203,18 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       const abort = () => {
         for (const id of ids) abortRequestHandler(served.server, id, "the client disconnected");
       };
-      req.signal.addEventListener("abort", abort, { once: true });
+      const gone = clientGone(req);
+      gone.addEventListener("abort", abort, { once: true });
       const response = await handle(served.transport);
       endStreamWhenCancelled(served.server, served.transport, ids);
-      if (req.signal.aborted) abort();
+      if (gone.aborted) abort();
       return response;
     }
     const opened = await openServer(identity, session, parsedBody);
     // Closing this request's own transport aborts its handlers, as above.
-    req.signal.addEventListener("abort", () => void opened.transport.close().catch(() => {}), { once: true });
+    clientGone(req).addEventListener("abort", () => void opened.transport.close().catch(() => {}), {
+      once: true,
+    });
     const response = await handle(opened.transport);
     endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
     return response;
