@@ -88,19 +88,35 @@ export function rawStatement(db: Db, query: Sql): Statement {
  *   Prisma's pg adapter formats them.
  * A failed batch rejects with the driver's error (the write batcher then retries each statement
  * through Prisma, which names the error).
+ *
+ * `disk: false` (raw statements only): the commit does not wait for the disk. It is visible at
+ * once and survives a crash of the process; a power cut or an OS crash may lose it until the
+ * database syncs it, within a bounded lag (SQLite: synchronous = NORMAL for this commit and a WAL
+ * sync within DEFAULT_SYNC_LAG_MS; PostgreSQL: synchronous_commit = off, flushed by its WAL writer
+ * within three wal_writer_delay). A later commit that waits for the disk covers it too.
  */
-export async function runBatch(db: Db, statements: PromiseLike<unknown>[]): Promise<unknown[]> {
+export async function runBatch(
+  db: Db,
+  statements: PromiseLike<unknown>[],
+  options: { disk?: boolean } = {},
+): Promise<unknown[]> {
+  const disk = options.disk !== false;
   const connection = sqliteConnection(db);
   if (connection) {
     const queries = statements.map((s) => toSqlQuery(rawQueries.get(s)));
-    if (queries.every((q) => q !== undefined)) return connection.executeBatch(queries as SqlQuery[]);
+    if (queries.every((q) => q !== undefined))
+      return connection.executeBatch(queries as SqlQuery[], { disk });
   }
   const pool = pgPool(db);
-  if (pool && !pool.ended && statements.length > 1) {
+  if (pool && !pool.ended && (statements.length > 1 || !disk)) {
     const texts = statements.map((s) => inlinedPgSql(rawQueries.get(s)));
     if (texts.every((t) => t !== undefined)) {
-      const results = (await pool.query(texts.join(";\n"))) as unknown as pg.QueryResult | pg.QueryResult[];
-      return (Array.isArray(results) ? results : [results]).map((r) => r.rowCount ?? 0);
+      // One simple query is one implicit transaction; SET LOCAL holds for it alone.
+      const lead = disk ? [] : ["SET LOCAL synchronous_commit TO OFF"];
+      const results = (await pool.query([...lead, ...texts].join(";\n"))) as unknown as
+        | pg.QueryResult
+        | pg.QueryResult[];
+      return (Array.isArray(results) ? results : [results]).slice(lead.length).map((r) => r.rowCount ?? 0);
     }
   }
   // biome-ignore lint/suspicious/noExplicitAny: Prisma's batch API takes its own promise type.

@@ -178,6 +178,16 @@ describe.runIf(!!baseUrl)("PostgreSQL", () => {
       expect(await runBatch(db, [minus("pg-after-1"), minus("pg-after-2")])).toEqual([1, 1]);
       const after = await db.gateDecisionRecord.findMany({ where: { id: { startsWith: "pg-after-" } } });
       expect(after.map((r) => r.ms)).toEqual([13, 13]);
+      // A commit that need not wait for the disk: one query, with synchronous_commit off for it alone.
+      sent.length = 0;
+      expect(await runBatch(db, [row("pg-lazy-1", whole)], { disk: false })).toEqual([1]);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatch(/^SET LOCAL synchronous_commit TO OFF;/);
+      expect(await db.gateDecisionRecord.count({ where: { id: "pg-lazy-1" } })).toBe(1);
+      const settings = await Promise.all(
+        Array.from({ length: 3 }, () => pool.query("SHOW synchronous_commit")),
+      );
+      expect(settings.map((r) => r.rows[0]?.synchronous_commit)).toEqual(["on", "on", "on"]);
     } finally {
       // biome-ignore lint/suspicious/noExplicitAny: restoring the method patched above.
       (pool as any).query = query;

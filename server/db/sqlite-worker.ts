@@ -34,7 +34,12 @@ export interface WorkerSqliteConfig {
   setup?: string;
   /** Prepared statements the connection keeps by text (least recently used go); 0: none. */
   statementCache?: number;
+  /** The longest a batch committed with `disk: false` waits for its WAL sync, in ms. */
+  syncLagMs?: number;
 }
+
+/** How long a commit that did not wait for the disk may stay off it (a power cut loses at most this). */
+export const DEFAULT_SYNC_LAG_MS = 100;
 
 /** The engine's hot statements are a few dozen texts; Prisma's model queries add more. */
 const DEFAULT_STATEMENT_CACHE = 200;
@@ -51,8 +56,59 @@ const ready = (async () => {
   const adapter = await new PrismaBetterSqlite3({ url: workerData.url, timeout: workerData.timeout }).connect();
   if (workerData.setup) await adapter.executeScript(workerData.setup);
   reusePreparedStatements(adapter.client, workerData.statementCache);
+  lazy.init(adapter.client);
   return adapter;
 })();
+// Batches that need not wait for the disk (\`disk: false\`): committed with synchronous = NORMAL,
+// so the COMMIT writes the WAL without an fsync (visible at once, and kept through a crash of the
+// process; a power cut or an OS crash may lose it). The connection's own setting (FULL) comes back
+// right after, so every other commit still syncs, and that sync covers the earlier WAL frames too.
+// Otherwise the WAL is synced at most \`lagMs\` after such a commit, so a power cut loses at most
+// that much. Only for a file database in WAL mode whose setting is above NORMAL.
+const lazy = {
+  base: 0,
+  walPath: "",
+  lagMs: workerData.syncLagMs,
+  timer: undefined,
+  commits: 0,
+  walSyncs: 0,
+  init(client) {
+    const mode = String(client.pragma("journal_mode", { simple: true })).toLowerCase();
+    const base = Number(client.pragma("synchronous", { simple: true }));
+    if (mode !== "wal" || !(base > 1) || client.memory || !(this.lagMs >= 0)) return;
+    this.base = base;
+    this.walPath = client.name + "-wal";
+  },
+  /** Whether this batch may skip its fsync: asked for, and no transaction is open on the connection. */
+  begin(client, disk) {
+    if (disk !== false || !this.base || client.inTransaction) return false;
+    client.exec("PRAGMA synchronous = NORMAL");
+    return true;
+  },
+  end(client, committed) {
+    client.exec("PRAGMA synchronous = " + this.base);
+    if (!committed) return;
+    this.commits += 1;
+    this.timer ??= setTimeout(() => this.syncWal(), this.lagMs);
+  },
+  syncWal() {
+    this.timer = undefined;
+    const fs = require("node:fs");
+    let fd;
+    try {
+      fd = fs.openSync(this.walPath, "r");
+      fs.fdatasyncSync(fd);
+      this.walSyncs += 1;
+    } catch {
+      // No WAL file (checkpointed and removed): nothing is waiting for the disk.
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  },
+  stats() {
+    return { lazyCommits: this.commits, walSyncs: this.walSyncs, pending: this.timer !== undefined };
+  },
+};
 // The adapter prepares every statement it runs (\`client.prepare(sql).bind(args)\`): SQLite parses
 // and plans the text each time, most of the thread's CPU for the engine's small writes. Here the
 // connection keeps its last \`max\` statements by text and hands the adapter a view of the cached
@@ -149,7 +205,15 @@ parentPort.on("message", async (m) => {
       case "batch": {
         // Prisma's batch transaction, in one message: the adapter calls its transaction manager
         // makes (the adapter's commit and rollback only release its lock; COMMIT is a statement).
-        const tx = await adapter.startTransaction();
+        // No transaction open: the mutex is free, so BEGIN follows the pragma before any other op.
+        const skipSync = lazy.begin(adapter.client, m.disk);
+        let tx;
+        try {
+          tx = await adapter.startTransaction();
+        } catch (e) {
+          if (skipSync) lazy.end(adapter.client, false);
+          throw e;
+        }
         const phantom = tx.options.usePhantomQuery;
         const statement = (sql) => ({ sql, args: [], argTypes: [] });
         value = [];
@@ -160,13 +224,22 @@ parentPort.on("message", async (m) => {
           try {
             if (!phantom) await tx.executeRaw(statement("ROLLBACK"));
           } catch {}
+          if (skipSync) lazy.end(adapter.client, false);
           await tx.rollback();
           throw e;
         }
+        if (skipSync) lazy.end(adapter.client, true);
         await tx.commit();
         break;
       }
-      case "dispose": value = await adapter.dispose(); break;
+      case "syncStats": value = lazy.stats(); break;
+      case "dispose":
+        if (lazy.timer) {
+          clearTimeout(lazy.timer);
+          lazy.syncWal();
+        }
+        value = await adapter.dispose();
+        break;
       default: throw new Error("unknown operation " + m.op);
     }
     parentPort.postMessage({ id: m.id, value });
@@ -204,6 +277,7 @@ class SqliteThread {
       eval: true,
       workerData: {
         statementCache: DEFAULT_STATEMENT_CACHE,
+        syncLagMs: DEFAULT_SYNC_LAG_MS,
         ...this.#config,
         adapterPath: adapterPath(),
       },
@@ -331,10 +405,16 @@ class WorkerSqliteAdapter extends Queryable implements SqlDriverAdapter {
   /**
    * Runs statements in one transaction as Prisma's batch `$transaction([...])` would (start,
    * each statement, commit; rollback on an error), in one round trip to the thread instead of
-   * one per statement. Resolves to each statement's count of changed rows.
+   * one per statement. Resolves to each statement's count of changed rows. `disk: false`: the
+   * commit does not wait for its fsync, which follows within DEFAULT_SYNC_LAG_MS.
    */
-  executeBatch(queries: SqlQuery[]): Promise<number[]> {
-    return this.thread.call<number[]>({ op: "batch", queries });
+  executeBatch(queries: SqlQuery[], options: { disk?: boolean } = {}): Promise<number[]> {
+    return this.thread.call<number[]>({ op: "batch", queries, disk: options.disk !== false });
+  }
+
+  /** Batches committed without waiting for the disk, and the WAL syncs that followed them. */
+  syncStats(): Promise<{ lazyCommits: number; walSyncs: number; pending: boolean }> {
+    return this.thread.call({ op: "syncStats" });
   }
 
   executeScript(script: string): Promise<void> {

@@ -64,7 +64,9 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
         unwritten.delete(run.id);
       }
     },
-    flush: () => batch.flush(),
+    flush: (options) => batch.flush(options),
+    // A run's end records what already happened: its commit does not wait for the disk (a power
+    // cut within the lag leaves the run unfinished, and recovery replays it from its journal).
     async finish(id, result, fence) {
       const end: RunEnd = {
         status: result.status,
@@ -77,10 +79,10 @@ export function createPrismaRunStore(db: Db, batch: WriteBatcher): RunStore {
       if (queued) {
         // Not written yet, so nobody else can have taken it over.
         queued.row.end = end;
-        await Promise.all([queued.written, batch.flush()]);
+        await Promise.all([queued.written, batch.flush({ disk: false })]);
         return true;
       }
-      return (await batch.write(() => finishRun(db, id, end, fence))) === 1;
+      return (await batch.write(() => finishRun(db, id, end, fence), { disk: false })) === 1;
     },
     unwritten: (id) => unwritten.has(id),
     async setQueued(id, queued) {

@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { sqltag as sql } from "@prisma/client/runtime/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "../db";
+import { createDb, type Db, rawStatement, sqliteConnection } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { countTransactions } from "../engine/testing/count-transactions";
 import { createWriteBatcher } from "./write-batcher";
@@ -118,5 +119,37 @@ describe("write batcher", () => {
     } finally {
       transactions.restore();
     }
+  });
+  it("commits without waiting for the disk only when everything in the commit asked so, and syncs it soon after", async () => {
+    const batch = createWriteBatcher(db);
+    const connection = sqliteConnection(db);
+    if (!connection) throw new Error("the test database is SQLite");
+    const event = (type: string) =>
+      rawStatement(db, sql`INSERT INTO "Event" ("type", "payload") VALUES (${type}, ${"{}"})`);
+    const before = await connection.syncStats();
+    // A run's end alone (and what was deferred before it): committed, visible, not synced yet.
+    const deferred = batch.defer(() => event("lazy-deferred"));
+    await batch.write(() => event("lazy-end"), { disk: false });
+    await deferred;
+    const lazy = await connection.syncStats();
+    expect(lazy.lazyCommits).toBe(before.lazyCommits + 1);
+    expect(await db.event.count({ where: { type: { in: ["lazy-deferred", "lazy-end"] } } })).toBe(2);
+    // The connection itself stays FULL: Prisma's own commits still sync.
+    const [mode] = await db.$queryRawUnsafe<{ synchronous: bigint }[]>("PRAGMA synchronous");
+    expect(Number(mode?.synchronous)).toBe(2);
+    // The WAL is synced within the lag.
+    for (let i = 0; i < 50 && (await connection.syncStats()).pending; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await connection.syncStats()).walSyncs).toBeGreaterThan(lazy.walSyncs);
+    // A durable write in the same commit makes it a synced one; so does a plain flush.
+    const mixed = [
+      batch.write(() => event("lazy-again"), { disk: false }),
+      batch.write(() => event("durable")),
+    ];
+    await Promise.all(mixed);
+    void batch.defer(() => event("flushed"));
+    await batch.flush();
+    expect((await connection.syncStats()).lazyCommits).toBe(lazy.lazyCommits);
   });
 });

@@ -5,7 +5,8 @@
  *
  * - `write` is for what must be durable before the caller goes on (a write call's decision, a
  *   run's envelope): the queue is committed at once, or, while a commit is in flight, right
- *   after it together with everything that queued meanwhile.
+ *   after it together with everything that queued meanwhile. With `disk: false` (a run's end)
+ *   the commit does not wait for the disk when nothing else in it asked to (runBatch).
  * - `defer` is for what may be written late (a read call's decision, the run row, live events):
  *   it joins the next `write`'s commit, or commits on its own after at most `deferMs`. Queue
  *   order is commit order (writes marked `last` go after the others of their commit), so a
@@ -22,6 +23,13 @@ export type WriteOp<T> = () => PromiseLike<T>;
 
 export interface WriteOptions {
   /**
+   * false: the commit need not wait for the disk (committed and visible, kept through a crash of
+   * the process; a power cut may lose it until the database syncs it, within its bounded lag). For
+   * what only records what already happened (a run's end): a commit is lazy only when everything
+   * that asked for it is. Default true.
+   */
+  disk?: boolean;
+  /**
    * Run after the commit's other writes: for a multi-row insert that rows of later writes join
    * until the commit starts (their parent rows, queued after it, must go first).
    */
@@ -33,8 +41,12 @@ export interface WriteBatcher {
   write<T>(op: WriteOp<T>, options?: WriteOptions): Promise<T>;
   /** Committed with the next `write`, or within `deferMs`; resolves once it is durable. */
   defer<T>(op: WriteOp<T>, options?: WriteOptions): Promise<T>;
-  /** Commits everything queued now; resolves once it is durable (failures stay with their callers). */
-  flush(): Promise<void>;
+  /**
+   * Commits everything queued now; resolves once it is durable (failures stay with their callers).
+   * `disk: false`: once it is committed (see WriteOptions.disk). With nothing queued, it waits
+   * for the commit in flight, as that commit was asked.
+   */
+  flush(options?: { disk?: boolean }): Promise<void>;
 }
 
 /** How long a deferred write may wait for a commit to join. */
@@ -52,6 +64,8 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
   let queue: Pending[] = [];
   /** The queue holds a write that must not wait for the timer. */
   let urgent = false;
+  /** Someone waits for the next commit to reach the disk (a durable write, a flush, the timer). */
+  let wantDisk = false;
   let inFlight = false;
   let immediate = false;
   let timer: NodeJS.Timeout | undefined;
@@ -67,13 +81,14 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
     }
   }
 
-  async function commit(batch: Pending[]): Promise<void> {
+  async function commit(batch: Pending[], disk: boolean): Promise<void> {
     const [only] = batch;
-    if (batch.length === 1 && only) return runAlone(only);
+    if (batch.length === 1 && only && disk) return runAlone(only);
     try {
       const results = await runBatch(
         db,
         batch.map((p) => p.op()),
+        { disk },
       );
       for (const [i, p] of batch.entries()) p.resolve(results[i]);
     } catch {
@@ -93,6 +108,7 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
       timer = setTimeout(() => {
         timer = undefined;
         urgent = true;
+        wantDisk = true;
         schedule();
       }, deferMs);
     }
@@ -104,12 +120,14 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
     if (timer) clearTimeout(timer);
     timer = undefined;
     urgent = false;
+    const disk = wantDisk;
+    wantDisk = false;
     inFlight = true;
     const batch = [...queue.filter((p) => !p.last), ...queue.filter((p) => p.last)];
     const done = waiters;
     queue = [];
     waiters = [];
-    inFlightDone = commit(batch).finally(() => {
+    inFlightDone = commit(batch, disk).finally(() => {
       inFlight = false;
       for (const resolve of done) resolve();
       schedule();
@@ -120,6 +138,7 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
     return new Promise<T>((resolve, reject) => {
       queue.push({ op, last: options?.last === true, resolve: resolve as (v: unknown) => void, reject });
       if (now) urgent = true;
+      if (now && options?.disk !== false) wantDisk = true;
       schedule();
     });
   }
@@ -127,11 +146,12 @@ export function createWriteBatcher(db: Db, options: { deferMs?: number } = {}): 
   return {
     write: (op, options) => enqueue(op, true, options),
     defer: (op, options) => enqueue(op, false, options),
-    async flush() {
+    async flush(options) {
       if (queue.length === 0) return inFlightDone;
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
         urgent = true;
+        if (options?.disk !== false) wantDisk = true;
         schedule();
       });
     },

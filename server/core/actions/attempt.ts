@@ -323,10 +323,11 @@ async function recordFinish(
   const together = plan.token === 0 && deps.runs.unwritten?.(runId) === true;
   const [finished] = await Promise.all([finishing, together ? publish(deps, event, onEvent) : undefined]);
   if (!finished) return false;
-  // The event is lazy: flush so it commits now, not with the next batch.
-  if (!together) await Promise.all([publish(deps, event, onEvent), deps.runs.flush()]);
+  // The event is lazy: flush so it commits now, not with the next batch. The run's end and its
+  // audit only record what happened, so they need not wait for the disk (RunStore.finish).
+  if (!together) await Promise.all([publish(deps, event, onEvent), deps.runs.flush({ disk: false })]);
   try {
-    await Promise.all([audited, deps.runs.flush()]);
+    await Promise.all([audited, deps.runs.flush({ disk: false })]);
   } catch (error) {
     throw new AppError(
       "INTERNAL",

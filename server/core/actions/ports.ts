@@ -95,10 +95,15 @@ export interface RunState {
  */
 export interface RunStore {
   create(run: NewRun): Promise<void>;
-  /** Commits what is queued now (the run row before an approval refers to it). */
-  flush(): Promise<void>;
   /**
-   * The run's final row. With `fence` (the owner's lease token), only while the run still has that
+   * Commits what is queued now (the run row before an approval refers to it). `disk: false`: it
+   * need not be on disk yet, only committed (a crash of the process keeps it; a power cut may lose
+   * what the store had not synced within its bounded lag). Default: on disk.
+   */
+  flush(options?: { disk?: boolean }): Promise<void>;
+  /**
+   * The run's final row, committed but not necessarily on disk yet (as `flush({ disk: false })`):
+   * what a power cut loses of it, recovery replays from the journal. With `fence` (the owner's lease token), only while the run still has that
    * token and is unfinished: false means another instance took the run over (or it ended).
    */
   finish(id: string, result: FinishResult, fence?: number): Promise<boolean>;
