@@ -195,6 +195,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     // A session's POSTs share one server and transport on this instance (a parked call then costs
     // its request, not a whole server). The first request of a session, and a GET stream, get
     // their own, as does a request whose key or mounted modules changed since the server was built.
+    const gone = clientGone(req);
     if (session && req.method === "POST") {
       const served = await sessionServers.open(identity, session);
       const ids = requestIds(parsedBody);
@@ -203,7 +204,6 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       const abort = () => {
         for (const id of ids) abortRequestHandler(served.server, id, "the client disconnected");
       };
-      const gone = clientGone(req);
       gone.addEventListener("abort", abort, { once: true });
       const response = await handle(served.transport);
       endStreamWhenCancelled(served.server, served.transport, ids);
@@ -212,9 +212,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     }
     const opened = await openServer(identity, session, parsedBody);
     // Closing this request's own transport aborts its handlers, as above.
-    clientGone(req).addEventListener("abort", () => void opened.transport.close().catch(() => {}), {
-      once: true,
-    });
+    gone.addEventListener("abort", () => void opened.transport.close().catch(() => {}), { once: true });
     const response = await handle(opened.transport);
     endStreamWhenCancelled(opened.server, opened.transport, requestIds(parsedBody));
     return response;

@@ -74,9 +74,14 @@ async function recipients(db: Db): Promise<Recipient[]> {
   });
 }
 
-/** Claims `rows` for `kind` and queues one delivery per channel; false when another instance won. */
+/**
+ * Claims `rows` for `kind` and queues one delivery per channel; false when another instance won,
+ * or when no channel is on (the notifier's look at the channels may be a round old: a channel
+ * added later hears only of requests made after it, so nothing waits for these).
+ */
 async function claimAndQueue(db: Db, kind: "request" | "reminder", rows: PendingRow[]): Promise<boolean> {
   const targets = await recipients(db);
+  if (targets.length === 0) return false;
   const deliveries = targets.flatMap((t) => {
     const ids = rows.filter((r) => r.createdAt.getTime() >= t.since && t.matches(r)).map((r) => r.id);
     return ids.length ? [{ channelId: t.channelId, kind, approvalIds: JSON.stringify(ids) }] : [];
