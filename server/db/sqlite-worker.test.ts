@@ -119,6 +119,14 @@ describe("SQLite on a worker thread", () => {
     // A failing statement rolls the whole batch back.
     await expect(runBatch(db, [row("rolled-back-row"), row("via-batch")])).rejects.toThrow();
     expect(await db.gateDecisionRecord.findUnique({ where: { id: "rolled-back-row" } })).toBeNull();
+    // So does one in a batch that was not to wait for the disk, and the connection syncs again after.
+    await expect(
+      runBatch(db, [row("lazy-rolled-back"), row("via-batch")], { disk: false }),
+    ).rejects.toThrow();
+    expect(await db.gateDecisionRecord.findUnique({ where: { id: "lazy-rolled-back" } })).toBeNull();
+    const [mode] = await db.$queryRawUnsafe<{ synchronous: bigint }[]>("PRAGMA synchronous");
+    expect(Number(mode?.synchronous)).toBe(2);
+    expect(await runBatch(db, [row("lazy-after")], { disk: false })).toEqual([1]);
   });
 
   it("reuses a prepared statement for each text, with each execution's own arguments", async () => {

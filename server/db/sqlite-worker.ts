@@ -70,6 +70,7 @@ const lazy = {
   walPath: "",
   lagMs: workerData.syncLagMs,
   timer: undefined,
+  restoring: false,
   commits: 0,
   walSyncs: 0,
   init(client) {
@@ -85,11 +86,22 @@ const lazy = {
     client.exec("PRAGMA synchronous = NORMAL");
     return true;
   },
+  /** Puts the connection's own setting back (never throws: a failure is retried before the next op). */
   end(client, committed) {
-    client.exec("PRAGMA synchronous = " + this.base);
+    this.restoring = true;
+    this.restore(client);
     if (!committed) return;
     this.commits += 1;
     this.timer ??= setTimeout(() => this.syncWal(), this.lagMs);
+  },
+  restore(client) {
+    if (!this.restoring) return;
+    try {
+      client.exec("PRAGMA synchronous = " + this.base);
+      this.restoring = false;
+    } catch {
+      // A transaction is still open (a failed ROLLBACK): the next operation tries again.
+    }
   },
   syncWal() {
     this.timer = undefined;
@@ -180,6 +192,7 @@ function target(m, adapter) {
 parentPort.on("message", async (m) => {
   try {
     const adapter = await ready;
+    lazy.restore(adapter.client);
     let value;
     switch (m.op) {
       case "queryRaw": value = await target(m, adapter).queryRaw(m.query); break;
