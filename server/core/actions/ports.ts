@@ -103,8 +103,9 @@ export interface RunStore {
   flush(options?: { disk?: boolean }): Promise<void>;
   /**
    * The run's final row, committed but not necessarily on disk yet (as `flush({ disk: false })`):
-   * what a power cut loses of it, recovery replays from the journal. With `fence` (the owner's lease token), only while the run still has that
-   * token and is unfinished: false means another instance took the run over (or it ended).
+   * what a power cut loses of it, recovery replays from the journal. With `fence` (the owner's
+   * lease token), only while the run still has that token and is unfinished: false means another
+   * instance took the run over (or it ended).
    */
   finish(id: string, result: FinishResult, fence?: number): Promise<boolean>;
   /**
