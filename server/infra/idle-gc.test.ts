@@ -27,16 +27,17 @@ describe("idle GC", () => {
       expect(trims).toBe(0);
       const before = getHeapStatistics().used_heap_size;
       kept = [];
-      // Quiet: the next check that finds an idle interval collects, once.
-      await new Promise((r) => setTimeout(r, 600));
-      expect(collections.length).toBe(1);
+      // Quiet: a check that finds two idle intervals in a row collects. How many collections follow
+      // depends on the machine's noise (a busy blip is a new burst); `quietJudge`'s own test counts
+      // them exactly. A loaded machine may look late, so this waits up to 10 s.
+      await expect
+        .poll(() => collections.length > 0 && trims > 0, { timeout: 10_000, interval: 20 })
+        .toBe(true);
       const [seen, left] = collections[0] as [number, number];
       expect(seen).toBeGreaterThanOrEqual(before * 0.9);
       expect(left).toBeLessThan(seen / 2);
-      await new Promise((r) => setTimeout(r, 400));
-      expect(collections.length).toBe(1);
       // The freed native memory went back to the system after the collection (malloc-trim.ts).
-      expect(trims).toBe(1);
+      expect(trims).toBeGreaterThan(0);
     } finally {
       idle.stop();
     }

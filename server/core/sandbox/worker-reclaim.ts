@@ -56,6 +56,35 @@ export function createReclaimer(delayMs: number, quiet?: QuietWatch): Reclaimer 
 }
 
 /**
+ * The decision `collectWhenQuiet` makes at each look, apart from its clock: `look` is told whether
+ * the interval since the last look was busy and whether a collection is due on its own, and says
+ * whether to collect now; `collected` is called when that collection has finished.
+ */
+export function quietJudge(watch: Pick<QuietWatch, "quietChecks">): {
+  look(busy: boolean, due: () => boolean): boolean;
+  collected(): void;
+} {
+  let quiet = 0;
+  /** An interval since the last collection was busy: a burst came and went. */
+  let loaded = false;
+  let collecting = false;
+  return {
+    look(busy, due) {
+      if (busy) loaded = true;
+      quiet = busy ? 0 : quiet + 1;
+      if (collecting || quiet < watch.quietChecks || !(loaded || due())) return false;
+      collecting = true;
+      return true;
+    },
+    collected() {
+      collecting = false;
+      loaded = false;
+      quiet = 0;
+    },
+  };
+}
+
+/**
  * Watches this thread's event loop (a worker has its own) and calls `collect` once the thread has
  * been nearly idle for `quietChecks` looks in a row after a busy one, or, while quiet, whenever
  * `due()` says so. One collection at a time, and its own time does not count as load.
@@ -65,23 +94,15 @@ export function collectWhenQuiet(
   collect: () => Promise<void>,
   due: () => boolean = () => false,
 ): { stop(): void } {
-  let quiet = 0;
-  /** An interval since the last collection was busy: a burst came and went. */
-  let loaded = false;
-  let collecting = false;
+  const judge = quietJudge(watch);
   let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization > watch.idleBelow;
     last = now;
-    if (busy) loaded = true;
-    quiet = busy ? 0 : quiet + 1;
-    if (collecting || quiet < watch.quietChecks || !(loaded || due())) return;
-    collecting = true;
+    if (!judge.look(busy, due)) return;
     void collect().finally(() => {
-      collecting = false;
-      loaded = false;
-      quiet = 0;
+      judge.collected();
       last = performance.eventLoopUtilization();
     });
   }, watch.everyMs);
