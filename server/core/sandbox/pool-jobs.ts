@@ -87,6 +87,7 @@ export interface PoolCounters {
   bindingsWarm: number;
   actionsOnSpare: number;
   disposeFailures: number;
+  workerPosts: number;
 }
 
 export function failure(kind: SandboxError["kind"], message: string): WorkerOutcome {

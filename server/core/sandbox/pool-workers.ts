@@ -9,7 +9,7 @@ import { dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Slot } from "./pool-jobs";
-import { type FromWorker, WATCHDOG_BYTES, type WorkerInit } from "./protocol";
+import { type FromWorkerPost, WATCHDOG_BYTES, type WorkerInit } from "./protocol";
 import { bundledWorkerEntry } from "./worker-build";
 import { WORKER_YOUNG_GENERATION_MB } from "./worker-reclaim";
 
@@ -25,7 +25,7 @@ export interface WorkerSpawnOptions {
 }
 
 export interface WorkerEvents {
-  message(slot: Slot, message: FromWorker): void;
+  message(slot: Slot, post: FromWorkerPost): void;
   exit(slot: Slot, code: number): void;
 }
 
@@ -94,7 +94,7 @@ export function createWorkerSpawner(
       }),
       markReady: () => markReady(),
     };
-    worker.on("message", (message: FromWorker) => events.message(slot, message));
+    worker.on("message", (post: FromWorkerPost) => events.message(slot, post));
     worker.on("error", (error) => {
       // 'exit' follows and settles the jobs; keep the reason for their error message.
       slot.lastError = error.message;

@@ -453,6 +453,45 @@ export default async () => {
     expect(pool.stats().bindingsInPlace).toBe(before + 4);
   });
 
+  it("sends an in-place binding's end with its action's end, and not later than the guest's next computation", async () => {
+    const code = "export function add(a, b) { return a + b; }";
+    let settledAt = 0;
+    const run = (after: string) =>
+      pool.runAction({
+        code: `import { add } from "toolstore/t";
+export default async () => { const sum = await add({}); ${after} return sum; }`,
+        modules: { t: ["add"] },
+        onCall: async (name, _json, control) => {
+          const r = await pool.runBinding({
+            code,
+            exportName: name.slice("t.".length),
+            args: [2, 3],
+            env: {},
+            allowedHosts: [],
+            timeoutMs: 2_000,
+            caller: control.call,
+          });
+          settledAt = Date.now();
+          return r.ok
+            ? { ok: true, value: r.value }
+            : { ok: false, error: { error: "x", message: r.error.message } };
+        },
+      });
+    await run(""); // a warm worker and binding context
+    const before = pool.stats();
+    expect((await run("")).resultJson).toBe("5");
+    const after = pool.stats();
+    expect(after.bindingsInPlace).toBe(before.bindingsInPlace + 1);
+    // The call, then the binding's end and the action's end together.
+    expect(after.workerPosts - before.workerPosts).toBe(2);
+    // A guest that computes after its call: the binding's end leaves from the interrupt handler.
+    const busy = await run("const t = Date.now(); while (Date.now() - t < 1000) {}");
+    const endedAt = Date.now();
+    await new Promise((resolve) => setImmediate(resolve)); // the binding's own settling, if late
+    expect(busy.resultJson).toBe("5");
+    expect(endedAt - settledAt).toBeGreaterThan(500);
+  });
+
   it("refuses limits above their ceilings", async () => {
     await expect(
       pool.runAction({

@@ -54,7 +54,7 @@ import { createRunTable, POOL_CLOSED } from "./pool-runs";
 import { createRunScheduler } from "./pool-scheduler";
 import { createWatchdog, exitFailure } from "./pool-watchdog";
 import { createWorkerSpawner } from "./pool-workers";
-import type { FromWorker, GuestNondet, Job, ToWorker, WorkerOutcome } from "./protocol";
+import type { FromWorker, FromWorkerPost, GuestNondet, Job, ToWorker, WorkerOutcome } from "./protocol";
 
 export type { GuestCallError, HostCallControl, HostCallReply } from "./pool-jobs";
 
@@ -109,6 +109,11 @@ export interface SandboxPoolStats {
   actionsOnSpare: number;
   /** QuickJS disposals that failed inside workers (a leaked handle); zero in a healthy pool. */
   disposeFailures: number;
+  /**
+   * Messages the main thread took from workers. A worker sends what one turn of it produced as
+   * one message: an in-place binding's end and the end of the action it served arrive together.
+   */
+  workerPosts: number;
 }
 
 /** The QuickJS pool runs actions, and is the binding runtime of TypeScript toolsets. */
@@ -177,7 +182,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   let closed = false;
   let startFailures = 0;
 
-  const spawnWorker = createWorkerSpawner(options, { message: onMessage, exit: onExit });
+  const spawnWorker = createWorkerSpawner(options, { message: onPost, exit: onExit });
   const spawn = (key: string | undefined) => {
     const slot = spawnWorker(key);
     // Referenced until ready (someone may be awaiting warm()), then only while it has jobs.
@@ -224,6 +229,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     slot.alive = false;
     const index = slots.indexOf(slot);
     if (index >= 0) slots.splice(index, 1);
+  }
+
+  function onPost(slot: Slot, post: FromWorkerPost): void {
+    counters.workerPosts += 1;
+    if (post.t !== "batch") onMessage(slot, post);
+    else for (const message of post.messages) onMessage(slot, message);
   }
 
   function onMessage(slot: Slot, message: FromWorker): void {
@@ -323,6 +334,7 @@ function newPoolCounters(): PoolCounters {
     bindingsWarm: 0,
     actionsOnSpare: 0,
     disposeFailures: 0,
+    workerPosts: 0,
   };
 }
 
@@ -351,5 +363,6 @@ function poolStats(
     bindingCodeSent,
     bindingsWarm: counters.bindingsWarm,
     actionsOnSpare: counters.actionsOnSpare,
+    workerPosts: counters.workerPosts,
   };
 }

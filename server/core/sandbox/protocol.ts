@@ -110,6 +110,9 @@ export type FromWorker =
   | { t: "call"; id: number; callId: number; name: string; json: string; clock?: number[] }
   | { t: "done"; id: number; outcome: WorkerOutcome };
 
+/** What crosses the port: one message, or the messages of one turn of the worker, in order. */
+export type FromWorkerPost = FromWorker | { t: "batch"; messages: FromWorker[] };
+
 /** Index of the action id in the watchdog buffer's Int32 view (after the Float64 deadline). */
 export const WATCHDOG_ACTION_SLOT = 2;
 export const WATCHDOG_BYTES = 16;

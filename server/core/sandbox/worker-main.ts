@@ -40,6 +40,7 @@ import {
 } from "./guest-values";
 import type {
   FromWorker,
+  FromWorkerPost,
   Job,
   LogEntry,
   SandboxError,
@@ -69,8 +70,26 @@ const watchdogAction = new Int32Array(init.watchdog);
 const MAX_MESSAGE_CHARS = 4000;
 const MAX_STACK_CHARS = 8000;
 
+/**
+ * Messages to the pool leave together at the end of the worker's turn: a binding's "done" and the
+ * "done" of the action it served reach the main thread as one message, one wake of its event loop
+ * instead of two. A guest that keeps computing after it posted something flushes the outbox from
+ * its interrupt handler (see newRuntime), so no message waits on guest code.
+ */
+let outbox: FromWorker[] = [];
+
 function post(message: FromWorker): void {
-  port?.postMessage(message);
+  outbox.push(message);
+  if (outbox.length === 1) setImmediate(flushOutbox);
+}
+
+function flushOutbox(): void {
+  const messages = outbox;
+  const [first] = messages;
+  if (!first) return;
+  outbox = [];
+  const sent: FromWorkerPost = messages.length === 1 ? first : { t: "batch", messages };
+  port?.postMessage(sent);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1057,6 +1076,7 @@ function newRuntime(m: SharedModule, limits: Job["limits"], host: HostRef): Quic
   const rt = m.quickjs.module.newRuntime();
   setRuntimeLimits(rt, limits);
   rt.setInterruptHandler(() => {
+    if (outbox.length > 0) flushOutbox();
     const current = host.current;
     if (Date.now() > current.interruptAt) {
       current.interrupted = true;
