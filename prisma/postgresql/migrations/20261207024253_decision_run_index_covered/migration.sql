@@ -1,0 +1,2 @@
+-- DropIndex
+DROP INDEX "GateDecisionRecord_runId_idx";
