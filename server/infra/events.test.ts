@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
-import { createEventBus, type EventBus, latestEventSeq } from "./events";
+import { createEventBus, type EventBus, latestEventSeq, pruneEvents } from "./events";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-events-"));
 let db: Db;
@@ -67,5 +67,33 @@ describe("event outbox tail", () => {
     await done;
     expect(seen).toEqual(["between", "after"]);
     expect(await latestEventSeq(db)).toBe(since + 2);
+  });
+
+  it("prunes the events from before the cutoff and keeps the rest", async () => {
+    const hour = 60 * 60 * 1000;
+    const now = Date.now();
+    const at = (hoursAgo: number) => new Date(now - hoursAgo * hour);
+    const made = [];
+    for (const [type, hoursAgo] of [
+      ["old1", 30],
+      ["old2", 26],
+      ["new1", 2],
+      ["new2", 1],
+    ] as const) {
+      made.push(await db.event.create({ data: { type, payload: "null", createdAt: at(hoursAgo) } }));
+    }
+    const firstMade = made[0]?.seq ?? 0;
+    const left = async () =>
+      (await db.event.findMany({ where: { seq: { gte: firstMade } }, orderBy: { seq: "asc" } })).map(
+        (e) => e.type,
+      );
+    // Everything before the first of these rows is older than a day too (written before this test).
+    await db.event.updateMany({ where: { seq: { lt: firstMade } }, data: { createdAt: at(48) } });
+    expect(await pruneEvents(db, at(24))).toBeGreaterThanOrEqual(2);
+    expect(await left()).toEqual(["new1", "new2"]);
+    expect(await db.event.count({ where: { seq: { lt: firstMade } } })).toBe(0);
+    // Nothing recent: all of it goes.
+    expect(await pruneEvents(db, new Date(now + hour))).toBe(2);
+    expect(await left()).toEqual([]);
   });
 });
