@@ -9,13 +9,14 @@
  * still here. Also the direct-call entry (`invoke`) used by a console "try this capability"
  * button and tests: the same run.invoke, without the sandbox.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createEngineRun, type EngineRun, type InvokeDeps } from "../capabilities/invoke";
 import { sha256Hex } from "../capabilities/snapshot";
 import type { ClientToolRouter, JsonValue, Session } from "../capabilities/types";
 import type { EngineEvent } from "../gate/ports";
 import type { PlanGrant } from "../gate/trials";
 import type { LibraryTable } from "../libraries/library-table";
+import { randomHex } from "../random-hex";
 import { resolveLimits, type SandboxLimits } from "../sandbox/limits";
 import type { SandboxPool } from "../sandbox/pool";
 import { type AttemptOutcome, type AttemptPlan, runAttempt } from "./attempt";
@@ -207,7 +208,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
     const limits = resolveLimits(input.limits, baseLimits);
     const runId = newId();
     const startedAt = deps.clock.now();
-    const seed = randomBytes(16).toString("hex");
+    const seed = randomHex(16);
     const inputJson = input.input === undefined ? null : JSON.stringify(input.input);
     const result = surfaces.add(runId, {
       onEvent: input.onEvent,

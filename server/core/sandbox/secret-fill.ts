@@ -7,8 +7,8 @@
  * for its place: JSON-escaped in a JSON body, percent-encoded in a URL or a form body; a header
  * that cannot carry the value is refused, never sent broken.
  */
-import { randomBytes } from "node:crypto";
 import { AppError } from "../errors";
+import { randomHex } from "../random-hex";
 import type { HostFetchRequest } from "./host-fetch";
 
 export const SECRET_PLACEMENTS = ["header", "body", "query", "path"] as const;
@@ -26,7 +26,7 @@ export interface CallSecrets {
 }
 
 export function newSecretNonce(): string {
-  return randomBytes(16).toString("hex");
+  return randomHex(16);
 }
 
 /** The placeholder a call's code holds for the secret `name`. */
