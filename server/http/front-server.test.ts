@@ -13,6 +13,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { createDb, type Db } from "../db";
 import { createDbProbe } from "../infra/db-probe";
 import { createMetrics } from "../infra/metrics";
+import { readBodyText } from "../mcp/node-adapter";
 import { createFrontServer } from "./front-server";
 import { createOpsHandlers } from "./ops";
 import { createRequestGuard } from "./request-guard";
@@ -80,7 +81,12 @@ beforeAll(async () => {
     guard: createRequestGuard({ host: "0.0.0.0" }),
     routes: {
       "/metrics": () => (req, connection) => ops.metrics(req, connection),
-      "/api/mcp": () => async () => new Response("mcp"),
+      "/api/mcp": () => async (req) => {
+        if (req.method !== "POST") return new Response("mcp");
+        const text = await readBodyText(req, 64);
+        if (text === null) return new Response("too large", { status: 413 });
+        return new Response(`${req.body === null ? "aside" : "stream"}: ${text}`);
+      },
     },
     upgrades: { "/api/trpc": () => (req, socket, head) => echo.handleUpgrade(req, socket, head, greet) },
     fallback: (_req, res) => res.writeHead(404).end("next"),
@@ -115,6 +121,56 @@ describe("the front server's operations endpoints", () => {
     const mcp = await get(`http://127.0.0.1:${port}/api/mcp`, "10.9.8.7:3000");
     expect(mcp.status).toBe(403);
     expect((await get(`http://127.0.0.1:${port}/api/mcp`)).body).toBe("mcp");
+  });
+});
+
+/** POSTs `chunks` to /api/mcp, with a content-length when `declared`, else chunked. */
+function post(
+  chunks: string[],
+  declared?: number,
+): Promise<{ status: number; body: string; connection?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/api/mcp",
+        method: "POST",
+        headers: declared === undefined ? {} : { "content-length": String(declared) },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }),
+        );
+      },
+    );
+    req.on("error", reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
+describe("the front server's MCP route", () => {
+  it("hands the handler the body from the Node request, not through a web stream", async () => {
+    const json = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    expect(await post([json], Buffer.byteLength(json))).toMatchObject({
+      status: 200,
+      body: `aside: ${json}`,
+    });
+    expect(await post(['{"a":', "1}"])).toMatchObject({ status: 200, body: 'aside: {"a":1}' });
+    expect(await post([], 0)).toMatchObject({ status: 200, body: "aside: " });
+  });
+
+  it("refuses a body over the limit, declared or sent, and closes that connection; the next request is served", async () => {
+    expect(await post(["x"], 65)).toMatchObject({ status: 413, connection: "close" });
+    const sent = await post(["x".repeat(40), "x".repeat(40), "x".repeat(40)]);
+    expect(sent).toMatchObject({ status: 413, body: "too large", connection: "close" });
+    expect(await post(["{}"])).toMatchObject({ status: 200, body: "aside: {}" });
   });
 });
 

@@ -98,7 +98,8 @@ export function createFrontServer(options: FrontServerOptions): http.Server {
         .end(`Forbidden: ${verdict.reason}.\n`);
       return;
     }
-    void serveOne(handler, req, res, SECURITY_HEADERS);
+    // The MCP handler reads its body with readBodyText: no web stream for it.
+    void serveOne(handler, req, res, SECURITY_HEADERS, { bodyAside: path === MCP_PATH });
   });
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = pathOf(req.url);

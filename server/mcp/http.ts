@@ -25,7 +25,7 @@ import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import type { McpBackend } from "./mcp-backend";
 import { traceMcpRequests } from "./mcp-trace";
-import { clientGone } from "./node-adapter";
+import { clientGone, readBodyText } from "./node-adapter";
 import {
   abortRequestHandler,
   checkSdkCompat,
@@ -152,7 +152,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
     let parsedBody: unknown;
     if (req.method === "POST") {
-      const text = await readBody(req, maxBody);
+      const text = await readBodyText(req, maxBody);
       if (text === null) {
         return jsonError(
           413,
@@ -426,26 +426,6 @@ function bearer(req: Request): string | null {
   const header = req.headers.get("authorization");
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   return match?.[1] ?? null;
-}
-
-async function readBody(req: Request, max: number): Promise<string | null> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > max) return null;
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 function jsonError(
