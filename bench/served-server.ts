@@ -67,6 +67,8 @@ async function serve(
   stats: () => Promise<Record<string, unknown>>,
   guard: RequestGuard = createRequestGuard({}),
   extraRoutes: Record<string, FetchHandler> = {},
+  /** The MCP handler reads its body with readBodyText, as ToolStore's does (scripts/serve.ts). */
+  mcpBodyAside = false,
 ): Promise<{ url: string }> {
   /** /proc/self/smaps_rollup's resident figures, in bytes (Linux). */
   const smapsRollup = () => {
@@ -151,6 +153,7 @@ async function serve(
       ...Object.fromEntries(Object.entries(extraRoutes).map(([p, h]) => [p, () => h])),
     },
     fallback: (_req, res) => res.writeHead(404).end(),
+    ...(mcpBodyAside ? { bodyAside: new Set([MCP_PATH]) } : {}),
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -241,6 +244,7 @@ async function startToolStore() {
     }),
     getRequestGuard(),
     { "/api/trpc/approvals.decide": trpc },
+    true,
   );
   // As scripts/serve.ts does once it serves. BENCH_IDLE_GC_QUIET_MS: another quiet window (four
   // looks), for an interleaved A/B against npm start's default.

@@ -53,6 +53,8 @@ export async function serve(options: { host: string; port: number; dev?: boolean
       },
     },
     fallback: (req, res) => nextHandler(req, res),
+    // The MCP handler reads its body with readBodyText.
+    bodyAside: new Set([MCP_PATH]),
     // The console's live streams: one socket per tab, created by the bundled /api/trpc route.
     upgrades: {
       [LIVE_PATH]: () => peekProcessSingleton<LiveSocket>("liveSocket")?.upgrade,

@@ -90,6 +90,7 @@ beforeAll(async () => {
     },
     upgrades: { "/api/trpc": () => (req, socket, head) => echo.handleUpgrade(req, socket, head, greet) },
     fallback: (_req, res) => res.writeHead(404).end("next"),
+    bodyAside: new Set(["/api/mcp"]),
   });
   await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
   port = (server.address() as AddressInfo).port;

@@ -44,6 +44,11 @@ export interface FrontServerOptions {
    */
   upgrades?: Record<string, () => UpgradeHandler | undefined>;
   upgradeFallback?: UpgradeHandler;
+  /**
+   * Routes whose handler reads its request body with readBodyText (server/mcp/node-adapter.ts):
+   * their Request carries no body of its own, so no web stream is made for it.
+   */
+  bodyAside?: ReadonlySet<string>;
 }
 
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -98,8 +103,8 @@ export function createFrontServer(options: FrontServerOptions): http.Server {
         .end(`Forbidden: ${verdict.reason}.\n`);
       return;
     }
-    // The MCP handler reads its body with readBodyText: no web stream for it.
-    void serveOne(handler, req, res, SECURITY_HEADERS, { bodyAside: path === MCP_PATH });
+    const bodyAside = options.bodyAside?.has(path) === true;
+    void serveOne(handler, req, res, SECURITY_HEADERS, { bodyAside });
   });
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = pathOf(req.url);

@@ -6,18 +6,25 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { processSingleton } from "../infra/process-singletons";
 
-/** Requests made by `toFetchRequest`, and what aborts when their client goes away. */
-const disconnects = new WeakMap<Request, AbortSignal>();
-/** Requests made with `bodyAside`: the Node request whose body `readBodyText` reads. */
-const nodeBodies = new WeakMap<Request, http.IncomingMessage>();
+/**
+ * What `toFetchRequest` knows of each Request it made: what aborts when its client goes away, and
+ * (`bodyAside`) the Node request whose body `readBodyText` reads. Held once per process: `npm
+ * start` loads this module twice, once for the front server (scripts/serve.ts) and once inside
+ * Next's bundle of the MCP handler, and a map of one copy is empty in the other.
+ */
+const requestsMade = processSingleton("nodeRequestsMade", () => ({
+  disconnects: new WeakMap<Request, AbortSignal>(),
+  bodies: new WeakMap<Request, http.IncomingMessage>(),
+}));
 
 /**
  * Aborts when the client of `request` goes away before the answer: for a request from
  * `toFetchRequest`, its connection's close; for any other (Next's route), the request's own signal.
  */
 export function clientGone(request: Request): AbortSignal {
-  return disconnects.get(request) ?? request.signal;
+  return requestsMade.disconnects.get(request) ?? request.signal;
 }
 
 /**
@@ -51,8 +58,8 @@ export function toFetchRequest(
     headers: requestHeaders,
     ...(hasBody && !aside ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
   } as RequestInit);
-  disconnects.set(request, controller.signal);
-  if (aside) nodeBodies.set(request, req);
+  requestsMade.disconnects.set(request, controller.signal);
+  if (aside) requestsMade.bodies.set(request, req);
   return request;
 }
 
@@ -73,7 +80,7 @@ export interface BodyOptions {
  */
 export async function readBodyText(request: Request, max: number): Promise<string | null> {
   if (Number(request.headers.get("content-length") ?? "0") > max) return null;
-  const node = nodeBodies.get(request);
+  const node = requestsMade.bodies.get(request);
   if (node) return readNodeBody(node, max);
   if (!request.body) return "";
   const reader = request.body.getReader();

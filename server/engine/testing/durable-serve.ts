@@ -58,6 +58,7 @@ const trpc = (req: Request) =>
 const server = createFrontServer({
   guard: getRequestGuard(),
   routes: { [MCP_PATH]: () => mcp },
+  bodyAside: new Set([MCP_PATH]),
   fallback: (req, res) => {
     if ((req.url ?? "").startsWith("/api/trpc/")) return serveOne(trpc, req, res, SECURITY_HEADERS);
     res.writeHead(404).end();
