@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { processSingleton } from "../infra/process-singletons";
+import { readCapped } from "../services/oauth/clients";
 
 /**
  * What `toFetchRequest` knows of each Request it made: what aborts when its client goes away, and
@@ -81,21 +82,7 @@ export async function readBodyText(request: Request, max: number): Promise<strin
   if (Number(request.headers.get("content-length") ?? "0") > max) return null;
   const node = requestsMade.bodies.get(request);
   if (node) return readNodeBody(node, max);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return readCapped(request, max);
 }
 
 function readNodeBody(req: http.IncomingMessage, max: number): Promise<string | null> {
