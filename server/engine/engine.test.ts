@@ -253,4 +253,29 @@ export default async () => { await list({}); return "b"; };`,
     expect((await db.approval.findUniqueOrThrow({ where: { id: approval.id } })).status).toBe("expired");
     expect((await db.actionRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("interrupted");
   });
+
+  it("prunes the event outbox from its sweep, with no console listening", async () => {
+    // The outbox's order is its times' order (pruneEvents relies on it): start it afresh.
+    await db.event.deleteMany({});
+    const old = await db.event.create({
+      data: { type: "test.old", payload: "null", createdAt: new Date(Date.now() - 25 * 60 * 60 * 1000) },
+    });
+    const fresh = await db.event.create({ data: { type: "test.fresh", payload: "null" } });
+    const sweeping = await startServerEngine({
+      db,
+      ports: createPrismaPorts(db),
+      instanceId: "inst-prune",
+      workers: 1,
+      heartbeatMs: 50,
+    });
+    try {
+      for (let i = 0; i < 100 && (await db.event.count({ where: { seq: old.seq } })) > 0; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(await db.event.count({ where: { seq: old.seq } })).toBe(0);
+      expect(await db.event.count({ where: { seq: fresh.seq } })).toBe(1);
+    } finally {
+      await sweeping.shutdown();
+    }
+  });
 });

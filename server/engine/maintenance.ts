@@ -2,11 +2,12 @@
  * What an instance does around its engine: at start it writes its heartbeat, retires the rows of
  * earlier boots on its address, recovers runs and approvals left by processes that are gone, ends
  * their MCP tasks and records the fixed modules' capabilities; then a heartbeat timer and a sweep
- * timer run until stop(). The heartbeat has its own timer: a slow sweep must never make a live
+ * timer run until stop(). The sweep also prunes the event outbox once a minute. The heartbeat has its own timer: a slow sweep must never make a live
  * instance look dead.
  */
 import type { Engine } from "../core/actions/engine";
 import type { Db } from "../db";
+import { EVENT_KEEP_MS, pruneEvents } from "../infra/events";
 import type { InstanceChannel } from "../infra/instance-channel";
 import { heartbeat, pruneInstances, retirePredecessors } from "../infra/instances";
 import { logger } from "../infra/log";
@@ -51,6 +52,9 @@ function every(ms: number, task: () => Promise<void>, label: string): NodeJS.Tim
   return timer;
 }
 
+/** How often an instance's sweep prunes the event outbox (the first sweep does, too). */
+const EVENT_PRUNE_EVERY_MS = 60_000;
+
 export async function startInstance(options: InstanceOptions): Promise<RunningInstance> {
   const { db, engine, instanceId, alive, address, channel } = options;
   const unsubscribe = channel
@@ -71,6 +75,7 @@ export async function startInstance(options: InstanceOptions): Promise<RunningIn
   // Built-in capabilities have rows from the start, so every page counts and lists the same set.
   await recordRegistryCapabilities(db, await engine.registry.modules(), options.ownRows);
 
+  let prunedAt = 0;
   const beat = every(options.heartbeatMs, () => heartbeat(db, instanceId, { address }), "heartbeat");
   const sweep = every(
     options.heartbeatMs,
@@ -81,6 +86,10 @@ export async function startInstance(options: InstanceOptions): Promise<RunningIn
       await engine.resumeDue();
       await endOrphanedTasks(db, { instanceId, isInstanceAlive: alive });
       await pruneInstances(db);
+      if (Date.now() - prunedAt >= EVENT_PRUNE_EVERY_MS) {
+        prunedAt = Date.now();
+        await pruneEvents(db, new Date(prunedAt - EVENT_KEEP_MS));
+      }
     },
     "maintenance",
   );

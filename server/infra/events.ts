@@ -3,6 +3,8 @@
  * every instance tails that table, so a decision made on one instance reaches the SSE views
  * served by another. Tailing only runs while someone listens. With an instance channel
  * (PostgreSQL LISTEN/NOTIFY) a new row wakes every tail at once; the poll stays the fallback.
+ * Pruning is not the tail's: every instance's maintenance sweep prunes (server/engine/maintenance),
+ * so the outbox stays bounded while no console listens.
  */
 import { EventEmitter, on } from "node:events";
 import type { Db } from "../db";
@@ -52,7 +54,8 @@ export async function pruneEvents(db: Db, cutoff: Date): Promise<number> {
 }
 
 const POLL_MS = 150;
-const KEEP_MS = 24 * 60 * 60 * 1000;
+/** How long the outbox keeps an event: the instances' maintenance sweep prunes older ones. */
+export const EVENT_KEEP_MS = 24 * 60 * 60 * 1000;
 /**
  * PostgreSQL hands out sequence numbers at insert and makes rows visible at commit, so seq 8 can
  * be readable while seq 7's transaction is still open. A tail that moved past 7 would never see
@@ -71,7 +74,6 @@ export function createEventBus(
   let listeners = 0;
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
-  let lastPrune = 0;
   let gapSince: number | undefined;
 
   const latestSeq = () => latestEventSeq(db);
@@ -101,10 +103,6 @@ export function createEventBus(
         gapSince = undefined;
         lastSeq = row.seq;
         emitter.emit("event", toLive(row));
-      }
-      if (Date.now() - lastPrune > 60_000) {
-        lastPrune = Date.now();
-        await pruneEvents(db, new Date(Date.now() - KEEP_MS));
       }
     } catch (error) {
       logger("events").error(`events: tail failed: ${error instanceof Error ? error.message : error}`);
