@@ -74,10 +74,13 @@ function readLine(child: ChildProcess, what: string): Promise<string> {
 
 type Flavour = "toolstore" | "baseline" | "baseline-parse" | "seed";
 
-export function startServed(flavour: Flavour, env: Record<string, string>): Promise<Served> {
+export function startServed(
+  flavour: Flavour,
+  env: Record<string, string>,
   // BENCH_SERVED_ROOT: serve ToolStore from another checkout (e.g. the commit before a change).
-  // The seed step is always this checkout's (the schema is the same).
-  const root = flavour === "toolstore" ? path.resolve(process.env.BENCH_SERVED_ROOT ?? ".") : process.cwd();
+  // startProduct seeds with the checkout it starts, so each database gets that checkout's schema.
+  root = flavour === "toolstore" ? path.resolve(process.env.BENCH_SERVED_ROOT ?? ".") : process.cwd(),
+): Promise<Served> {
   const child = fork(path.join(root, "bench/served-server.ts"), [flavour], {
     cwd: root,
     // BENCH_PROFILE_DIR: the bench servers write profiles too (one per thread), as npm start does.
@@ -103,10 +106,13 @@ function profileFlags(): string[] {
  * `node --cpu-prof --cpu-prof-dir=<dir> --import tsx scripts/start.ts`, whose flags start.ts
  * passes to the serving process (one profile per process and thread, written when it stops).
  */
-export async function startProduct(env: Record<string, string>, port: number): Promise<Served> {
-  const seeded = await startServed("seed", env);
+export async function startProduct(
+  env: Record<string, string>,
+  port: number,
+  root = path.resolve(process.env.BENCH_SERVED_ROOT ?? "."),
+): Promise<Served> {
+  const seeded = await startServed("seed", env, root);
   await new Promise((r) => seeded.child.once("exit", r));
-  const root = path.resolve(process.env.BENCH_SERVED_ROOT ?? ".");
   const flags = [
     ...profileFlags(),
     // BENCH_SERVED_NODE_FLAGS: more Node/V8 flags for the serving process (start.ts passes them on).
@@ -773,14 +779,18 @@ async function lockedDatabase(ours: Served, dbFile: string): Promise<BenchReport
   };
 }
 
-/** Two fresh databases: SQLite files in `dir`, or PostgreSQL databases beside BENCH_DATABASE_URL's. */
-async function benchDatabases(dir: string, pg: string | undefined): Promise<[string, string]> {
-  if (!pg) return [`file:${path.join(dir, "product.db")}`, `file:${path.join(dir, "served.db")}`];
+/** Fresh databases, one per name: SQLite files in `dir`, or PostgreSQL databases beside `pg`'s. */
+export async function benchDatabases(
+  dir: string,
+  pg: string | undefined,
+  names: string[],
+): Promise<string[]> {
+  if (!pg) return names.map((name) => `file:${path.join(dir, `${name}.db`)}`);
   const { default: pgLib } = await import("pg");
   const admin = new pgLib.Client({ connectionString: pg });
   await admin.connect();
   const urls: string[] = [];
-  for (const name of ["toolstore_bench_product", "toolstore_bench_served"]) {
+  for (const name of names.map((n) => `toolstore_bench_${n}`)) {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${name}`);
     const url = new URL(pg);
@@ -788,7 +798,7 @@ async function benchDatabases(dir: string, pg: string | undefined): Promise<[str
     urls.push(url.toString());
   }
   await admin.end();
-  return urls as [string, string];
+  return urls;
 }
 
 async function servedPath(): Promise<BenchReport[]> {
@@ -803,7 +813,7 @@ async function servedPath(): Promise<BenchReport[]> {
       JSON.stringify({ type: "entity", name: `city-${i}`, entityType: "city", observations: [`fact ${i}`] }),
     ).join("\n")}\n`,
   );
-  const [productUrl, servedUrl] = await benchDatabases(dir, pgUrl);
+  const [productUrl = "", servedUrl = ""] = await benchDatabases(dir, pgUrl, ["product", "served"]);
   const common = { BENCH_ACTION_TIMEOUT_MS: String(DEADLINE_MS), BENCH_MEMORY_FILE: memoryFile };
   const only = process.env.BENCH_SERVED_ONLY?.split(",");
   const want = (name: string) => !only || only.includes(name);
