@@ -11,9 +11,12 @@
  * works at a time. CPU per action is read from /proc: the serving process's main thread and all of
  * its threads.
  *
- * The base tree is exported with `git archive` into $TMPDIR/toolstore-ab-<sha> and installed with
- * `npm ci --prefer-offline` once (kept for the next run); `npm start` builds each tree if needed.
+ * The base tree is exported with `git archive` into $TMPDIR/toolstore-ab-<sha> and installed once
+ * (kept for the next run): hard links to an earlier tree's packages when the lock file is the same,
+ * else `npm ci --prefer-offline`. `npm start` builds each tree if needed.
  * BENCH_AB_ROUNDS (default 6), BENCH_AB_ACTIONS (sequential actions per cell, default 300).
+ * BENCH_AB_THIS_NODE_FLAGS: Node/V8 flags for this side's serving process only, to try a flag
+ * against the same code (`npx tsx bench/ab.ts HEAD` with a clean tree).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -47,6 +50,7 @@ const CELLS = [
 interface Side {
   name: string;
   root: string;
+  nodeFlags?: string;
   served?: Served;
   clients: Client[];
 }
@@ -64,17 +68,36 @@ function baseTree(ref: string): string {
   const dir = path.join(os.tmpdir(), `toolstore-ab-${sha.slice(0, 12)}`);
   const ready = path.join(dir, ".ab-ready");
   if (fs.existsSync(ready)) return dir;
-  console.log(`preparing ${ref} (${sha.slice(0, 12)}) in ${dir}: git archive, npm ci`);
+  console.log(`preparing ${ref} (${sha.slice(0, 12)}) in ${dir}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const archive = spawnSync("git", ["archive", sha], { maxBuffer: 1 << 30 });
   if (archive.status !== 0) throw new Error(`git archive ${sha} failed: ${archive.stderr}`);
   execFileSync("tar", ["-x", "-C", dir], { input: archive.stdout });
-  const install = spawnSync("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], {
-    cwd: dir,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  if (install.status !== 0) throw new Error(`npm ci in ${dir} failed (exit ${install.status})`);
+  const lock = fs.readFileSync(path.join(dir, "package-lock.json"), "utf8");
+  // An earlier tree with the same lock file lends its packages (hard links), then generates its own
+  // Prisma clients (npm ci's postinstall); otherwise npm ci.
+  const donor = fs
+    .readdirSync(os.tmpdir())
+    .map((name) => path.join(os.tmpdir(), name))
+    .find(
+      (other) =>
+        other !== dir &&
+        path.basename(other).startsWith("toolstore-ab-") &&
+        fs.existsSync(path.join(other, ".ab-ready")) &&
+        fs.readFileSync(path.join(other, "package-lock.json"), "utf8") === lock,
+    );
+  const steps: [string, string[]][] = donor
+    ? [
+        ["cp", ["-al", path.join(donor, "node_modules"), path.join(dir, "node_modules")]],
+        ["npm", ["run", "--silent", "db:generate"]],
+      ]
+    : [["npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"]]];
+  for (const [command, args] of steps) {
+    const step = spawnSync(command, args, { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+    if (step.status !== 0)
+      throw new Error(`${command} ${args.join(" ")} in ${dir} failed (exit ${step.status})`);
+  }
   fs.writeFileSync(ready, sha);
   return dir;
 }
@@ -148,7 +171,7 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-ab-run-"));
   const sides: Side[] = [
     { name: `base (${ref})`, root: baseRoot, clients: [] },
-    { name: "this", root: process.cwd(), clients: [] },
+    { name: "this", root: process.cwd(), clients: [], nodeFlags: process.env.BENCH_AB_THIS_NODE_FLAGS ?? "" },
     { name: "base again", root: baseRoot, clients: [] },
   ];
   const urls = await benchDatabases(dir, pg, ["ab_base", "ab_this", "ab_again"]);
@@ -156,7 +179,8 @@ async function main() {
   try {
     for (const [i, side] of sides.entries()) {
       const env = { BENCH_DATABASE_URL: urls[i] as string, BENCH_ACTION_TIMEOUT_MS: "10000" };
-      side.served = await startProduct(env, Number(process.env.BENCH_SERVED_PORT ?? 3391) + i, side.root);
+      const port = Number(process.env.BENCH_SERVED_PORT ?? 3391) + i;
+      side.served = await startProduct(env, port, side.root, side.nodeFlags);
       const key = side.served.keys.a as string;
       side.clients = await Promise.all(
         Array.from({ length: CONCURRENT }, () => connect(side.served as Served, key)),

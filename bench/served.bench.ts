@@ -110,14 +110,12 @@ export async function startProduct(
   env: Record<string, string>,
   port: number,
   root = path.resolve(process.env.BENCH_SERVED_ROOT ?? "."),
+  // BENCH_SERVED_NODE_FLAGS: more Node/V8 flags for the serving process (start.ts passes them on).
+  nodeFlags = process.env.BENCH_SERVED_NODE_FLAGS ?? "",
 ): Promise<Served> {
   const seeded = await startServed("seed", env, root);
   await new Promise((r) => seeded.child.once("exit", r));
-  const flags = [
-    ...profileFlags(),
-    // BENCH_SERVED_NODE_FLAGS: more Node/V8 flags for the serving process (start.ts passes them on).
-    ...(process.env.BENCH_SERVED_NODE_FLAGS?.split(" ").filter(Boolean) ?? []),
-  ];
+  const flags = [...profileFlags(), ...nodeFlags.split(" ").filter(Boolean)];
   const child = spawn(process.execPath, [...flags, "--import", "tsx", path.join(root, "scripts/start.ts")], {
     cwd: root,
     env: {
