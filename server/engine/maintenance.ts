@@ -2,8 +2,8 @@
  * What an instance does around its engine: at start it writes its heartbeat, retires the rows of
  * earlier boots on its address, recovers runs and approvals left by processes that are gone, ends
  * their MCP tasks and records the fixed modules' capabilities; then a heartbeat timer and a sweep
- * timer run until stop(). The sweep also prunes the event outbox once a minute. The heartbeat has its own timer: a slow sweep must never make a live
- * instance look dead.
+ * timer run until stop(). The sweep also prunes the event outbox once a minute. The heartbeat has
+ * its own timer: a slow sweep must never make a live instance look dead.
  */
 import type { Engine } from "../core/actions/engine";
 import type { Db } from "../db";
