@@ -5,11 +5,11 @@
  *
  * A third server runs the base again: an A/A pair inside the same run. On this 2-core, shared
  * machine two servers of identical code have differed by up to 18% (`return 1` p50), so a
- * difference between base and this that the A/A pair also shows is not the code's. Servers start
- * in the order base, this, base again; each round measures every cell on each side in turn, in an
- * order that runs through all six permutations, so no side keeps a position. Only the measured side
- * works at a time. CPU per action is read from /proc: the serving process's main thread and all of
- * its threads.
+ * difference between base and this that the A/A pair also shows is not the code's. Each round
+ * starts the three afresh and measures every cell on each side in turn, in an order that runs
+ * through all six permutations (start order included), so no side keeps a position or a process.
+ * Only the measured side works at a time. CPU per action is read from /proc: the serving process's
+ * main thread and all of its threads.
  *
  * The base tree is exported with `git archive` into $TMPDIR/toolstore-ab-<sha> and installed once
  * (kept for the next run): hard links to an earlier tree's packages when the lock file is the same,
@@ -39,6 +39,13 @@ const TRIVIAL = "export default async function () { return 1; }";
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 6);
 const ACTIONS = Number(process.env.BENCH_AB_ACTIONS ?? 300);
 const WARM = 2000;
+/**
+ * BENCH_AB_RESTART=0: one process per side for the whole run. By default every round starts each
+ * side afresh (in that round's order): two processes of the same code can differ for their whole
+ * life (their JIT's choices, where they landed), and one process per side would carry that
+ * difference into every round.
+ */
+const RESTART = process.env.BENCH_AB_RESTART !== "0";
 const CONCURRENT = 8;
 
 const CELLS = [
@@ -138,12 +145,26 @@ const median = (values: number[]) => {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
+/** One-sided in all of six rounds happens by chance once in 32 (both directions counted). */
+const MIN_ROUNDS_FOR_VERDICT = 6;
+
+/** Rounds in which `x` was below `y` (the two measured in the same round), as "k/n". */
+function lowerIn(x: number[], y: number[]): { text: string; oneSided: boolean } {
+  const lower = x.filter((v, i) => v < (y[i] as number)).length;
+  return { text: `${lower}/${x.length}`, oneSided: lower === 0 || lower === x.length };
+}
+
+/**
+ * The medians, their ratios, and a sign test over the rounds: a difference counts as the code's
+ * ("consistent") when this side was on the same side of the base in every round (p ≈ 0.03 for
+ * six rounds) while the A/A pair was not.
+ */
 function report(sides: Side[], readings: Readings) {
   const [base, self, again] = sides.map((s) => s.name);
   console.log(
-    `\n| cell | metric | ${base} | ${self} | ${again} | this / base | A/A: base again / base | beyond A/A? |`,
+    `\n| cell | metric | ${base} | ${self} | ${again} | this / base | rounds this < base | A/A: again / base | rounds again < base | verdict |`,
   );
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const cell of CELLS) {
     const metrics = [
       [cell.clients === 1 ? "p50 ms" : "req/s", cell.clients === 1 ? "p50" : "rps"],
@@ -151,12 +172,21 @@ function report(sides: Side[], readings: Readings) {
       ["all CPU ms/action", "all"],
     ] as const;
     for (const [label, key] of metrics) {
-      const [a, b, a2] = sides.map((s) => median(readings.get(`${s.name}|${cell.label}`)?.[key] ?? []));
-      const ab = (b as number) / (a as number);
-      const aa = (a2 as number) / (a as number);
-      const beyond = Math.abs(Math.log(ab)) > Math.abs(Math.log(aa)) ? "yes" : "no";
+      const [a = [], b = [], a2 = []] = sides.map(
+        (s) => readings.get(`${s.name}|${cell.label}`)?.[key] ?? [],
+      );
+      const ab = median(b) / median(a);
+      const aa = median(a2) / median(a);
+      const thisLower = lowerIn(b, a);
+      const againLower = lowerIn(a2, a);
+      const verdict =
+        a.length < MIN_ROUNDS_FOR_VERDICT
+          ? `needs ${MIN_ROUNDS_FOR_VERDICT} rounds`
+          : thisLower.oneSided && !againLower.oneSided
+            ? "consistent"
+            : "within noise";
       console.log(
-        `| ${cell.label} | ${label} | ${a?.toFixed(2)} | ${b?.toFixed(2)} | ${a2?.toFixed(2)} | ${ab.toFixed(2)} | ${aa.toFixed(2)} | ${beyond} |`,
+        `| ${cell.label} | ${label} | ${median(a).toFixed(2)} | ${median(b).toFixed(2)} | ${median(a2).toFixed(2)} | ${ab.toFixed(2)} | ${thisLower.text} | ${aa.toFixed(2)} | ${againLower.text} | ${verdict} |`,
       );
     }
   }
@@ -174,25 +204,41 @@ async function main() {
     { name: "this", root: process.cwd(), clients: [], nodeFlags: process.env.BENCH_AB_THIS_NODE_FLAGS ?? "" },
     { name: "base again", root: baseRoot, clients: [] },
   ];
-  const urls = await benchDatabases(dir, pg, ["ab_base", "ab_this", "ab_again"]);
   const readings: Readings = new Map();
+  const up = async (side: Side, url: string, port: number) => {
+    const env = { BENCH_DATABASE_URL: url, BENCH_ACTION_TIMEOUT_MS: "10000" };
+    side.served = await startProduct(env, port, side.root, side.nodeFlags);
+    const key = side.served.keys.a as string;
+    side.clients = await Promise.all(
+      Array.from({ length: CONCURRENT }, () => connect(side.served as Served, key)),
+    );
+    // The JIT's warm-up: after 200 actions npm start's main thread spent 3.4 ms per `return 1`,
+    // after 2,200 2.2 ms (bench/where-time-goes.ts).
+    await load(side.clients.slice(0, 1), WARM, TRIVIAL);
+    await load(side.clients, 40, ONE_CALL);
+  };
+  const down = async (side: Side) => {
+    await Promise.all(side.clients.map((c) => c.close().catch(() => undefined)));
+    side.clients = [];
+    if (side.served) await stop(side.served);
+    side.served = undefined;
+  };
   try {
-    for (const [i, side] of sides.entries()) {
-      const env = { BENCH_DATABASE_URL: urls[i] as string, BENCH_ACTION_TIMEOUT_MS: "10000" };
-      const port = Number(process.env.BENCH_SERVED_PORT ?? 3391) + i;
-      side.served = await startProduct(env, port, side.root, side.nodeFlags);
-      const key = side.served.keys.a as string;
-      side.clients = await Promise.all(
-        Array.from({ length: CONCURRENT }, () => connect(side.served as Served, key)),
-      );
-      // The JIT's warm-up: after 200 actions npm start's main thread spent 3.4 ms per `return 1`,
-      // after 2,200 2.2 ms (bench/where-time-goes.ts).
-      await load(side.clients.slice(0, 1), WARM, TRIVIAL);
-      await load(side.clients, 40, ONE_CALL);
-      console.log(`${side.name}: npm start of ${side.root} on ${side.served.url}, warm`);
-    }
     for (let round = 0; round < ROUNDS; round++) {
       const order = (ORDERS[round % ORDERS.length] as number[]).map((i) => sides[i] as Side);
+      if (round === 0 || RESTART) {
+        // Fresh processes on fresh databases, started in the round's order.
+        for (const side of sides) await down(side);
+        const urls = await benchDatabases(
+          dir,
+          pg,
+          sides.map((_, i) => `ab_${i}_${round}`),
+        );
+        for (const side of order) {
+          const i = sides.indexOf(side);
+          await up(side, urls[i] as string, Number(process.env.BENCH_SERVED_PORT ?? 3391) + i);
+        }
+      }
       for (const cell of CELLS) {
         for (const side of order) {
           const m = await measure(side, cell);
@@ -209,13 +255,10 @@ async function main() {
     }
     report(sides, readings);
     console.log(
-      `\n(${ROUNDS} rounds × ${ACTIONS} actions a cell, medians of the rounds; ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)} at the end; ${pg ? "PostgreSQL" : "SQLite"}. "beyond A/A": this / base is further from 1 than the A/A pair is.)`,
+      `\n(${ROUNDS} rounds × ${ACTIONS} actions a cell, ${RESTART ? "fresh processes each round" : "one process per side"}, medians of the rounds; ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)} at the end; ${pg ? "PostgreSQL" : "SQLite"}. "consistent": this side was above, or below, the base in every round and the A/A pair was not.)`,
     );
   } finally {
-    for (const side of sides) {
-      await Promise.all(side.clients.map((c) => c.close().catch(() => undefined)));
-      if (side.served) await stop(side.served);
-    }
+    for (const side of sides) await down(side);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
