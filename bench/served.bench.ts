@@ -331,6 +331,50 @@ const CELLS = [
   { label: "one calculator call", code: ONE_CALL, clients: 32, goal: undefined, by: "rps" },
 ] as const;
 
+/** The pause before each action of the paused cells. */
+const PAUSE_MS = 20;
+
+/**
+ * Agents pause between actions (for seconds, while the model thinks); the cells above send them
+ * back to back. Here each action follows a pause, one client, the two sides interleaved. On a
+ * 2-core VM a pause made both sides slower (floor `return 1`: 1.2 ms back to back, 3.3 ms after
+ * 20 ms idle), more so for a path that hands an action across threads; no goal, a reading.
+ */
+async function pausedCells(pair: Side[], rounds: number): Promise<BenchRow[]> {
+  const samples = new Map<string, number[]>();
+  let failed = 0;
+  const shapes = [
+    ["`return 1`", TRIVIAL],
+    ["one calculator call", ONE_CALL],
+  ] as const;
+  for (let round = 0; round < rounds; round++) {
+    for (const [label, code] of shapes) {
+      for (const side of round % 2 ? [...pair].reverse() : pair) {
+        const key = `${label}:${side.name}`;
+        const into = samples.get(key) ?? [];
+        for (let i = 0; i < scaled(100, 10); i++) {
+          await new Promise((r) => setTimeout(r, PAUSE_MS));
+          const r = await load(side.clients.slice(0, 1), 1, code);
+          into.push(...r.samples);
+          failed += r.failures;
+        }
+        samples.set(key, into);
+      }
+    }
+  }
+  return shapes.map(([label]) => {
+    const [ours, base] = pair.map((side) => summarize(samples.get(`${label}:${side.name}`) ?? []).p50) as [
+      number,
+      number,
+    ];
+    return {
+      metric: `${label} after a ${PAUSE_MS} ms pause, 1 client: p50 ${pair.map((side) => side.name).join(" / ")}`,
+      value: `${ms(ours, 1)} / ${ms(base, 1)}`,
+      note: `${(ours / base).toFixed(2)}× (no goal: the path an agent that pauses between actions takes)${failed ? `; ${failed} FAILED` : ""}`,
+    };
+  });
+}
+
 async function latencyAndThroughput(sides: Served[], names: string[]): Promise<BenchReport[]> {
   const rounds = scaled(3, 2);
   const cellMs = scaled(3_000, 500);
@@ -437,6 +481,7 @@ async function latencyAndThroughput(sides: Served[], names: string[]): Promise<B
       note: `difference ${ms(ours - base)} (goal ≤ 1 ms)${extraFailed ? `; ${extraFailed} FAILED` : ""}`,
     });
   }
+  rows.push(...(await pausedCells(pair, rounds)));
   await Promise.all(all.flatMap((side) => side.clients.map((c) => c.close())));
   return [
     {
