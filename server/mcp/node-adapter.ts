@@ -87,8 +87,9 @@ export async function readBodyText(request: Request, max: number): Promise<strin
 
 function readNodeBody(req: http.IncomingMessage, max: number): Promise<string | null> {
   if (req.readableEnded) return Promise.resolve("");
-  const gone = new Error("the client closed the request before its body ended");
-  if (req.destroyed) return Promise.reject(gone);
+  // Made only when it happens: an Error captures a stack trace, and this runs for every MCP request.
+  const gone = () => new Error("the client closed the request before its body ended");
+  if (req.destroyed) return Promise.reject(gone());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -108,7 +109,7 @@ function readNodeBody(req: http.IncomingMessage, max: number): Promise<string | 
     };
     const onEnd = () => settle(Buffer.concat(chunks).toString("utf8"));
     const onError = (error: Error) => settle(null, error);
-    const onClose = () => settle(null, gone);
+    const onClose = () => settle(null, gone());
     req.on("data", onData).once("end", onEnd).once("error", onError).once("close", onClose);
   });
 }
