@@ -52,7 +52,7 @@ const LOOP = `export default async function () { while (true) {} }`;
 const PARK = `import { run } from "toolstore/lisp";
 export default async function () { return await run({ program: "(+ 1 2)" }); }`;
 
-const READ_GRAPH = `import { read_graph } from "toolstore/memory";
+export const READ_GRAPH = `import { read_graph } from "toolstore/memory";
 export default async function () { return (await read_graph({})).entities.length; }`;
 const TWENTY = `export default async function () { return 20; }`;
 
@@ -844,18 +844,23 @@ export async function benchDatabases(
   return urls;
 }
 
+/** server-memory's file with the 20 entities READ_GRAPH counts. */
+export function writeMemoryGraph(file: string): void {
+  fs.writeFileSync(
+    file,
+    `${Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({ type: "entity", name: `city-${i}`, entityType: "city", observations: [`fact ${i}`] }),
+    ).join("\n")}\n`,
+  );
+}
+
 async function servedPath(): Promise<BenchReport[]> {
   const pgUrl = process.env.BENCH_DATABASE_URL?.startsWith("postgres")
     ? process.env.BENCH_DATABASE_URL
     : undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-bench-served-"));
   const memoryFile = path.join(dir, "memory.jsonl");
-  fs.writeFileSync(
-    memoryFile,
-    `${Array.from({ length: 20 }, (_, i) =>
-      JSON.stringify({ type: "entity", name: `city-${i}`, entityType: "city", observations: [`fact ${i}`] }),
-    ).join("\n")}\n`,
-  );
+  writeMemoryGraph(memoryFile);
   const [productUrl = "", servedUrl = ""] = await benchDatabases(dir, pgUrl, ["product", "served"]);
   const common = { BENCH_ACTION_TIMEOUT_MS: String(DEADLINE_MS), BENCH_MEMORY_FILE: memoryFile };
   const only = process.env.BENCH_SERVED_ONLY?.split(",");

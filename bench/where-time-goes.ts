@@ -1,7 +1,9 @@
 /**
  * `npx tsx bench/where-time-goes.ts`: where an action's time goes on the server as started. For
- * `return 1` and for one calculator call, one SDK client back to back over loopback:
- * - on the `npm start` process: CPU per action of each of its threads (from /proc), with a p50;
+ * `return 1`, one calculator call and one server-memory `read_graph` call (stdio), one SDK client
+ * back to back over loopback:
+ * - on the `npm start` process: CPU per action of each of its threads (from /proc), with a p50,
+ *   and of the MCP server process the read_graph calls reach;
  * - on the bench server (the same MCP handler and front server without Next.js, which the served
  *   bench shows agrees with `npm start`): bytes the main thread allocates per action, by package
  *   and by the nearest frame in ToolStore's own code (V8's sampling heap profiler, objects that
@@ -15,7 +17,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { summarize } from "./harness";
-import { connect, load, ONE_CALL, startProduct, startServed, stop } from "./served.bench";
+import {
+  connect,
+  load,
+  ONE_CALL,
+  READ_GRAPH,
+  startProduct,
+  startServed,
+  stop,
+  writeMemoryGraph,
+} from "./served.bench";
 
 const TRIVIAL = "export default async function () { return 1; }";
 const N = Number(process.env.BENCH_WHERE_ACTIONS ?? 1500);
@@ -28,15 +39,45 @@ const WARM = Number(process.env.BENCH_WHERE_WARM ?? 2000);
 const SHAPES = [
   ["return 1", TRIVIAL],
   ["one calculator call", ONE_CALL],
+  ["one read_graph call to server-memory (stdio)", READ_GRAPH],
 ] as const;
+
+/** The fields of a /proc stat line after the command's name. */
+function fields(file: string): string[] {
+  const stat = fs.readFileSync(file, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * CPU ms of the process's MCP server children (all their threads), by pid: the stdio servers an
+ * action's calls reach, whose work is part of an action's cost on the same cores.
+ */
+function childCpu(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    let children = "";
+    try {
+      children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
+    } catch {
+      continue;
+    }
+    for (const child of children.split(" ").filter(Boolean).map(Number)) {
+      try {
+        if (!fs.readFileSync(`/proc/${child}/cmdline`, "utf8").includes("@modelcontextprotocol/server-"))
+          continue;
+        const f = fields(`/proc/${child}/stat`);
+        out.set(child, (Number(f[11]) + Number(f[12])) * 10);
+      } catch {
+        // the child ended while being read
+      }
+    }
+  }
+  return out;
+}
 
 /** Each thread's CPU ms and its start, in ms after the process's (from /proc, 10 ms ticks). */
 function threadCpu(pid: number): Map<number, { cpu: number; startMs: number }> {
   const out = new Map<number, { cpu: number; startMs: number }>();
-  const fields = (file: string) => {
-    const stat = fs.readFileSync(file, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  };
   const processStart = Number(fields(`/proc/${pid}/stat`)[19]);
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
@@ -54,7 +95,7 @@ function threadCpu(pid: number): Map<number, { cpu: number; startMs: number }> {
 
 async function perThread(dir: string): Promise<void> {
   const memory = path.join(dir, "memory.jsonl");
-  fs.writeFileSync(memory, "");
+  writeMemoryGraph(memory);
   const env = {
     BENCH_DATABASE_URL: `file:${path.join(dir, "product.db")}`,
     BENCH_ACTION_TIMEOUT_MS: "10000",
@@ -68,8 +109,10 @@ async function perThread(dir: string): Promise<void> {
     for (const [name, code] of SHAPES) {
       await load([client], 200, code);
       const before = threadCpu(pid);
+      const childrenBefore = childCpu(pid);
       const r = await load([client], N, code);
       const after = threadCpu(pid);
+      const childrenAfter = childCpu(pid);
       const tids = [...after.keys()].sort((a, b) => a - b);
       console.log(
         `\n${name} on npm start: p50 ${summarize(r.samples).p50.toFixed(2)} ms, ${r.failures} failed`,
@@ -82,6 +125,11 @@ async function perThread(dir: string): Promise<void> {
         if (ms < 0.005) continue;
         const role = tid === pid ? "main" : `started +${after.get(tid)?.startMs} ms`;
         console.log(`| ${tid} ${role} | ${ms.toFixed(3)} |`);
+      }
+      for (const [child, cpu] of childrenAfter) {
+        const ms = (cpu - (childrenBefore.get(child) ?? 0)) / N;
+        total += ms;
+        if (ms >= 0.005) console.log(`| MCP server child ${child} (all its threads) | ${ms.toFixed(3)} |`);
       }
       console.log(`| all threads | ${total.toFixed(3)} |`);
     }
@@ -106,6 +154,7 @@ async function allocations(dir: string): Promise<void> {
   const served = await startServed("toolstore", {
     BENCH_DATABASE_URL: `file:${path.join(dir, "served.db")}`,
     BENCH_ACTION_TIMEOUT_MS: "10000",
+    BENCH_MEMORY_FILE: path.join(dir, "memory.jsonl"),
   });
   const client = await connect(served, served.keys.a);
   try {
