@@ -278,7 +278,13 @@ test("[APPROVALS]: a request made while the queue page loads shows without a rel
       return (await res.json()).result.data as number;
     });
   try {
+    // The queue also refetches over HTTP once the page has hydrated (its server-rendered data is
+    // stale at once). The request is made only after that refetch has answered: made before it,
+    // it shows through that answer, not through the subscription this test is about (seen on a
+    // slow CI machine, where hydration ended after the request existed).
+    const hydrated = page.waitForResponse((r) => r.url().includes("approvals.queue"));
     await page.goto("/approvals");
+    await hydrated;
     const before = await pending();
     const call = execute(saveAction(png(20, 20, [30, 140, 140]), "while-loading"), "while loading");
     await expect.poll(pending, { timeout: 20_000 }).toBe(before + 1);
