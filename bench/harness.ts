@@ -3,6 +3,7 @@
  * runner (bench/run.ts) finds them, runs them one after another, and prints one table per
  * result. Benchmarks measure and report; they never fail on a number.
  */
+import fs from "node:fs";
 
 export interface BenchRow {
   metric: string;
@@ -50,4 +51,14 @@ export function printReport(report: BenchReport): void {
   console.log(line("metric", "value", "note"));
   console.log(`|${"-".repeat(w1 + 2)}|${"-".repeat(w2 + 2)}|------`);
   for (const row of report.rows) console.log(line(row.metric, row.value, row.note ?? ""));
+}
+
+/** server-memory's file with the 20 entities (`city-0` ... `city-19`) the read_graph benches count. */
+export function writeMemoryGraph(file: string): void {
+  fs.writeFileSync(
+    file,
+    `${Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({ type: "entity", name: `city-${i}`, entityType: "city", observations: [`fact ${i}`] }),
+    ).join("\n")}\n`,
+  );
 }

@@ -4,7 +4,7 @@
  * against the same `tools/call` made directly by an SDK client to the same server binary (its own
  * process, same memory file). Interleaved rounds; medians and their ratio. Never fails on a number.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,7 +14,7 @@ import { createDb } from "../server/db";
 import { deployMigrations } from "../server/db/migrate";
 import { startServerEngine } from "../server/engine";
 import { categorizeTools, parseCategorizeRule, saveServer } from "../server/modules/mcp-servers";
-import { type Benchmark, type BenchReport, ms, summarize } from "./harness";
+import { type Benchmark, type BenchReport, ms, summarize, writeMemoryGraph } from "./harness";
 
 const ROUNDS = 10;
 const PER_ROUND = 20;
@@ -27,12 +27,7 @@ async function measure(): Promise<BenchReport> {
   const dir = mkdtempSync(path.join(tmpdir(), "toolstore-bench-mcp-"));
   const memoryFile = path.join(dir, "memory.jsonl");
   // A small graph so read_graph returns real data.
-  writeFileSync(
-    memoryFile,
-    `${Array.from({ length: 20 }, (_, i) =>
-      JSON.stringify({ type: "entity", name: `city-${i}`, entityType: "city", observations: [`fact ${i}`] }),
-    ).join("\n")}\n`,
-  );
+  writeMemoryGraph(memoryFile);
   const target = { provider: "sqlite" as const, url: path.join(dir, "bench.db") };
   await deployMigrations(target);
   const db = createDb(target);

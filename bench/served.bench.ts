@@ -23,7 +23,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { servingEnv, servingNodeFlags } from "../scripts/serving-env";
-import { type Benchmark, type BenchReport, type BenchRow, ms, printReport, summarize } from "./harness";
+import {
+  type Benchmark,
+  type BenchReport,
+  type BenchRow,
+  ms,
+  printReport,
+  summarize,
+  writeMemoryGraph,
+} from "./harness";
 
 const SCALE = Number(process.env.BENCH_SERVED_SCALE ?? 1);
 const scaled = (n: number, min = 1) => Math.max(min, Math.round(n * SCALE));
@@ -842,16 +850,6 @@ export async function benchDatabases(
   }
   await admin.end();
   return urls;
-}
-
-/** server-memory's file with the 20 entities READ_GRAPH counts. */
-export function writeMemoryGraph(file: string): void {
-  fs.writeFileSync(
-    file,
-    `${Array.from({ length: 20 }, (_, i) =>
-      JSON.stringify({ type: "entity", name: `city-${i}`, entityType: "city", observations: [`fact ${i}`] }),
-    ).join("\n")}\n`,
-  );
 }
 
 async function servedPath(): Promise<BenchReport[]> {

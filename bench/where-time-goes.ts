@@ -16,17 +16,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { summarize } from "./harness";
-import {
-  connect,
-  load,
-  ONE_CALL,
-  READ_GRAPH,
-  startProduct,
-  startServed,
-  stop,
-  writeMemoryGraph,
-} from "./served.bench";
+import { summarize, writeMemoryGraph } from "./harness";
+import { connect, load, ONE_CALL, READ_GRAPH, startProduct, startServed, stop } from "./served.bench";
 
 const TRIVIAL = "export default async function () { return 1; }";
 const N = Number(process.env.BENCH_WHERE_ACTIONS ?? 1500);
