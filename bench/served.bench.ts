@@ -771,18 +771,22 @@ async function manyClients(ours: Served, started: ReturnType<typeof procStats>):
       {
         metric: "RSS just started / idle before the load",
         value: `${mib(started.rss)} / ${mib(idle.rss)}`,
-        note: `${idle.threads} threads; idle is after the sections before this one (their actions), and the ratios below are to it`,
+        note: `${idle.threads} threads; idle is after the sections before this one (their actions), and the goals below are read against it (a process that has served keeps its sandbox workers and warm modules); each row also gives the ratio to just started`,
       },
       {
         metric: "RSS peak during the load",
         value: mib(peak),
-        note: `${ratio(peak, idle.rss)} of idle (goal < 2×); ${peakThreads} threads at most`,
+        note: `${ratio(peak, idle.rss)} of idle (goal < 2×), ${ratio(peak, started.rss)} of just started; ${peakThreads} threads at most`,
       },
-      { metric: "RSS right after the load", value: mib(end.rss), note: ratio(end.rss, idle.rss) },
+      {
+        metric: "RSS right after the load",
+        value: mib(end.rss),
+        note: `${ratio(end.rss, idle.rss)} of idle, ${ratio(end.rss, started.rss)} of just started`,
+      },
       {
         metric: `RSS ${settleS} s after the load`,
         value: mib(settled.rss),
-        note: `${ratio(settled.rss, idle.rss)} of idle (goal ≤ 1.2×); ${settled.threads} threads`,
+        note: `${ratio(settled.rss, idle.rss)} of idle (goal ≤ 1.2×), ${ratio(settled.rss, started.rss)} of just started; ${settled.threads} threads`,
       },
     ],
   };
