@@ -31,7 +31,8 @@ import type {
 import { z } from "zod";
 import { loadCappedQuickJS } from "../server/core/sandbox/quickjs-module";
 import { transpileToolset } from "../server/core/toolsets/compile-toolset";
-import { createFrontServer, MCP_PATH } from "../server/http/front-server";
+import { loadEnv } from "../server/env";
+import { createFrontServer, MCP_PATH, mcpAdmission } from "../server/http/front-server";
 import { createRequestGuard, type RequestGuard } from "../server/http/request-guard";
 
 type FetchHandler = (req: Request) => Promise<Response>;
@@ -154,6 +155,7 @@ async function serve(
     },
     fallback: (_req, res) => res.writeHead(404).end(),
     ...(mcpBodyAside ? { bodyAside: new Set([MCP_PATH]) } : {}),
+    ...mcpAdmission(loadEnv().TOOLSTORE_MCP_CONCURRENCY),
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };

@@ -712,6 +712,37 @@ async function parkedApprovals(ours: Served): Promise<BenchReport> {
 }
 
 /**
+ * `url` fetched every `everyMs` for `seconds` from a process of its own, as a browser would: its
+ * times in ms. Timed from the bench process, a page also waited for that process's event loop,
+ * which serves the 200 MCP clients. (On this 2-core machine the two ways agreed within 10%, in
+ * separate runs: `GET /signin` p50 / p99 106 / 300 ms from the bench, 101 / 290 ms from a process
+ * of its own.)
+ */
+function probePage(url: string, seconds: number, everyMs = 100): Promise<number[]> {
+  const script = `const until = performance.now() + ${seconds * 1000}; const out = [];
+while (performance.now() < until) {
+  const t = performance.now();
+  await (await fetch(${JSON.stringify(url)})).text();
+  out.push(performance.now() - t);
+  await new Promise((r) => setTimeout(r, ${everyMs}));
+}
+process.stdout.write(JSON.stringify(out));`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let text = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => {
+      if (code === 0) resolve(JSON.parse(text) as number[]);
+      else reject(new Error(`the page probe for ${url} exited with code ${code}`));
+    });
+  });
+}
+
+/**
  * The acceptance check on memory as started: `n` MCP clients for `seconds` against the `npm start`
  * process, its RSS (from /proc, no forced GC) sampled throughout and 30 s after the load.
  */
@@ -733,14 +764,7 @@ async function manyClients(ours: Served, started: ReturnType<typeof procStats>):
     peak = Math.max(peak, now.rss);
     peakThreads = Math.max(peakThreads, now.threads);
   }, 250);
-  const page = (async () => {
-    while (performance.now() < until) {
-      const t = performance.now();
-      await (await fetch(`${ours.url}/signin`)).text();
-      pageSamples.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
+  const page = probePage(`${ours.url}/signin`, seconds).then((samples) => pageSamples.push(...samples));
   await Promise.all(
     clients.map(async (client) => {
       while (performance.now() < until) {
@@ -767,7 +791,11 @@ async function manyClients(ours: Served, started: ReturnType<typeof procStats>):
         value: `${ms(s.p50)} / ${ms(s.p99)}`,
         note: `p99/p50 ${ratio(s.p99, s.p50)} (goal ≤ 10×); ${samples.length} calls (${(samples.length / seconds).toFixed(0)}/s), ${failures} failed`,
       },
-      { metric: "GET /signin p50 / p99", value: `${ms(p.p50)} / ${ms(p.p99)}`, note: "goal p99 < 200 ms" },
+      {
+        metric: "GET /signin p50 / p99",
+        value: `${ms(p.p50)} / ${ms(p.p99)}`,
+        note: `goal p99 < 200 ms; timed from a process of its own, every 100 ms (${pageSamples.length} pages)`,
+      },
       {
         metric: "RSS just started / idle before the load",
         value: `${mib(started.rss)} / ${mib(idle.rss)}`,

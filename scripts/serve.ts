@@ -11,7 +11,14 @@ import http from "node:http";
 import path from "node:path";
 import next from "next";
 import type { LiveSocket } from "../server/api/live-socket";
-import { createFrontServer, type FetchHandler, LIVE_PATH, MCP_PATH } from "../server/http/front-server";
+import { loadEnv } from "../server/env";
+import {
+  createFrontServer,
+  type FetchHandler,
+  LIVE_PATH,
+  MCP_PATH,
+  mcpAdmission,
+} from "../server/http/front-server";
 import type { OpsHandlers } from "../server/http/ops";
 import { getRequestGuard } from "../server/http/request-guard";
 import { startIdleGc } from "../server/infra/idle-gc";
@@ -55,6 +62,7 @@ export async function serve(options: { host: string; port: number; dev?: boolean
     fallback: (req, res) => nextHandler(req, res),
     // The MCP handler reads its body with readBodyText.
     bodyAside: new Set([MCP_PATH]),
+    ...mcpAdmission(loadEnv().TOOLSTORE_MCP_CONCURRENCY),
     // The console's live streams: one socket per tab, created by the bundled /api/trpc route.
     upgrades: {
       [LIVE_PATH]: () => peekProcessSingleton<LiveSocket>("liveSocket")?.upgrade,

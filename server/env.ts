@@ -91,6 +91,11 @@ const envSchema = z.object({
   TOOLSTORE_AUDIT_CHECKPOINT_SECONDS: z.coerce.number().min(0).max(3_600).default(5),
   /** Per-key MCP rate limit (requests per minute). */
   TOOLSTORE_MCP_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  /**
+   * MCP requests this process runs at once (server/http/admission.ts); more wait their turn, per
+   * client. Default: 4 per CPU, at least 8. 0: no limit.
+   */
+  TOOLSTORE_MCP_CONCURRENCY: z.coerce.number().int().min(0).max(100_000).optional(),
   /** Sandbox worker threads kept warm (the compute the pool plans on). Default: the CPU count. */
   TOOLSTORE_SANDBOX_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Actions of one API key (or user) running at once, not counting approval waits. */
