@@ -6,6 +6,7 @@
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { yieldAdmission } from "../mcp/node-adapter";
 import { createAdmission } from "./admission";
 import { createFrontServer, MCP_PATH } from "./front-server";
 import { createRequestGuard } from "./request-guard";
@@ -114,5 +115,40 @@ describe("admission in the front server", () => {
     most = 0;
     await Promise.all(Array.from({ length: 6 }, () => post("/other", "k")));
     expect(most).toBe(6);
+  });
+
+  it("gives a request's slot to the next one as soon as its handler yields it (a wait for a human)", async () => {
+    let waiting = 0;
+    const events: string[] = [];
+    const handler = async (request: Request) => {
+      const name = request.headers.get("x-name") ?? "";
+      events.push(`start ${name}`);
+      if (name === "waits") {
+        yieldAdmission(request);
+        waiting += 1;
+        await sleep(300);
+      }
+      events.push(`end ${name}`);
+      return new Response(name);
+    };
+    server = createFrontServer({
+      guard: createRequestGuard({ allowedOrigins: [] }),
+      routes: { [MCP_PATH]: () => handler },
+      fallback: (_req, res) => res.writeHead(404).end(),
+      admission: {
+        paths: new Set([MCP_PATH]),
+        admission: createAdmission({ limit: 1, releaseAfterMs: 60_000 }),
+      },
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${MCP_PATH}`;
+    const post = (name: string) =>
+      fetch(url, { method: "POST", headers: { "x-name": name }, body: "{}" }).then((r) => r.text());
+    const first = post("waits");
+    while (waiting === 0) await sleep(5);
+    // The only slot was yielded: this one runs while the first still waits.
+    expect(await post("next")).toBe("next");
+    expect(events).toEqual(["start waits", "start next", "end next"]);
+    expect(await first).toBe("waits");
   });
 });

@@ -31,9 +31,11 @@ export const MCP_PATH = "/api/mcp";
 export const LIVE_PATH = "/api/trpc";
 
 /**
- * An MCP request that has run this long stops counting against the limit (it waits for an
- * approval, an upstream server or a long action by then: under 200 clients, admitted 8 at a time,
- * one took 10-30 ms).
+ * An MCP request that has run this long stops counting against the limit: by then it waits (for an
+ * upstream server, a long action), and one whose action waits for a human gives its slot back at
+ * once (execute-direct.ts). Under 200 clients, admitted 8 at a time, a request took 10-30 ms; at
+ * 100 ms, slow ones already slipped past the limit (`GET /signin` p99 219 and 254 ms, against 170
+ * and 184 ms at 250 ms).
  */
 const MCP_RELEASE_AFTER_MS = 250;
 
@@ -136,7 +138,7 @@ export function createFrontServer(options: FrontServerOptions): http.Server {
     }
     const bodyAside = options.bodyAside?.has(path) === true;
     const serve = (release?: () => void) => {
-      const served = serveOne(handler, req, res, SECURITY_HEADERS, { bodyAside });
+      const served = serveOne(handler, req, res, SECURITY_HEADERS, { bodyAside, release });
       if (release) void served.finally(release);
     };
     const admission = options.admission;

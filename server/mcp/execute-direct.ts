@@ -10,6 +10,7 @@ import { envelopeResult, RUN_RESOURCE_PREFIX } from "../services/mcp-tasks";
 import { createApprovalPrompts } from "./approval-prompts";
 import type { ExecuteArgs, ExecuteExtra } from "./execute-tool";
 import type { McpBackend, PendingApprovalInfo } from "./mcp-backend";
+import { YIELD_ADMISSION } from "./node-adapter";
 import { createProgressReporter } from "./progress";
 import { createMcpUiClient } from "./ui-client";
 
@@ -49,6 +50,9 @@ export function createExecuteDirect(options: {
           progress.notify(`Run ${id} started; its state: ${RUN_RESOURCE_PREFIX}${id}`);
         },
         onApprovalPending(info) {
+          // Waiting for a human, the request no longer needs its admission slot.
+          const yieldSlot = extra.authInfo?.extra?.[YIELD_ADMISSION];
+          if (typeof yieldSlot === "function") yieldSlot();
           announce(info);
           timers.set(
             info.id,

@@ -25,7 +25,7 @@ import { createTtlCache } from "../services/ttl-cache";
 import { ELICIT_ANSWERS, ELICIT_META_KEY } from "./approval-prompts";
 import type { McpBackend } from "./mcp-backend";
 import { traceMcpRequests } from "./mcp-trace";
-import { clientGone, readBodyText } from "./node-adapter";
+import { clientGone, readBodyText, YIELD_ADMISSION, yieldAdmission } from "./node-adapter";
 import {
   abortRequestHandler,
   checkSdkCompat,
@@ -171,7 +171,15 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
     const sessionHeader = req.headers.get("mcp-session-id");
     const traced = traceMcpRequests(req, parsedBody, sessionHeader);
-    const handle = (t: Transport) => traced.handle(t, () => t.handleRequest(req, { parsedBody }));
+    // authInfo carries the identity and, for execute_code, the way to give the request's
+    // admission slot back once its action waits for a human (server/http/admission.ts).
+    const authInfo = {
+      token: "",
+      clientId: identity.id,
+      scopes: [],
+      extra: { [YIELD_ADMISSION]: () => yieldAdmission(req) },
+    };
+    const handle = (t: Transport) => traced.handle(t, () => t.handleRequest(req, { parsedBody, authInfo }));
     await routeCancellations(parsedBody, identity, sessionHeader ?? "", options.backend);
     let session: ResumedSession | null = null;
     if (sessionHeader) {

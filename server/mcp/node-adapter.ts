@@ -18,6 +18,7 @@ import { readCapped } from "../services/oauth/clients";
 const requestsMade = processSingleton("nodeRequestsMade", () => ({
   disconnects: new WeakMap<Request, AbortSignal>(),
   bodies: new WeakMap<Request, http.IncomingMessage>(),
+  slots: new WeakMap<Request, () => void>(),
 }));
 
 /**
@@ -61,7 +62,26 @@ export function toFetchRequest(
   } as RequestInit);
   requestsMade.disconnects.set(request, controller.signal);
   if (aside) requestsMade.bodies.set(request, req);
+  if (options.release) requestsMade.slots.set(request, options.release);
   return request;
+}
+
+/**
+ * The key under which the MCP handler puts a request's `yieldAdmission` into the `authInfo.extra`
+ * it hands the SDK's transport, which passes it as is to the tool handlers (execute-direct.ts).
+ */
+export const YIELD_ADMISSION = "toolstore/yieldAdmission";
+
+/**
+ * The request has stopped computing (it waits for a human): its admission slot (server/http/
+ * admission.ts) goes to the next request now rather than after its time. No-op for a request
+ * that holds none.
+ */
+export function yieldAdmission(request: Request): void {
+  const release = requestsMade.slots.get(request);
+  if (!release) return;
+  requestsMade.slots.delete(request);
+  release();
 }
 
 export interface BodyOptions {
@@ -71,6 +91,8 @@ export interface BodyOptions {
    * profile of the served bench (one calculator call an action), for bodies of a few hundred bytes.
    */
   bodyAside?: boolean;
+  /** The request's admission slot, which `yieldAdmission(request)` gives back early. */
+  release?: () => void;
 }
 
 /**
