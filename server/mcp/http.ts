@@ -171,14 +171,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
     const sessionHeader = req.headers.get("mcp-session-id");
     const traced = traceMcpRequests(req, parsedBody, sessionHeader);
-    // authInfo carries the identity and, for execute_code, the way to give the request's
-    // admission slot back once its action waits for a human (server/http/admission.ts).
-    const authInfo = {
-      token: "",
-      clientId: identity.id,
-      scopes: [],
-      extra: { [YIELD_ADMISSION]: () => yieldAdmission(req) },
-    };
+    const authInfo = requestAuthInfo(identity, req);
     const handle = (t: Transport) => traced.handle(t, () => t.handleRequest(req, { parsedBody, authInfo }));
     await routeCancellations(parsedBody, identity, sessionHeader ?? "", options.backend);
     let session: ResumedSession | null = null;
@@ -226,6 +219,20 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     return response;
   }
   return Object.assign(handleMcp, { sessionServersHeld: () => sessionServers.size() });
+}
+
+/**
+ * What the SDK hands the tool handlers of this request as `authInfo`: the key's identity and, for
+ * execute_code, the way to give the request's admission slot back once its action waits for a
+ * human (server/http/admission.ts).
+ */
+function requestAuthInfo(identity: ApiKeyIdentity, req: Request) {
+  return {
+    token: "",
+    clientId: identity.id,
+    scopes: [],
+    extra: { [YIELD_ADMISSION]: () => yieldAdmission(req) },
+  };
 }
 
 /**
