@@ -735,7 +735,8 @@ process.stdout.write(JSON.stringify(out));`;
     text += chunk.toString();
   });
   return new Promise((resolve, reject) => {
-    child.once("exit", (code) => {
+    // "close", not "exit": the child's last output can still be in the pipe when it exits.
+    child.once("close", (code) => {
       if (code === 0) resolve(JSON.parse(text) as number[]);
       else reject(new Error(`the page probe for ${url} exited with code ${code}`));
     });
