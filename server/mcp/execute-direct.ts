@@ -28,6 +28,12 @@ export function createExecuteDirect(options: {
   return async (args, extra) => {
     const progress = createProgressReporter(extra);
     const prompts = createApprovalPrompts({ server, extra, backend, identity });
+    // Waiting for a person (an approval, an answer to a toolstore/ui prompt), the request no
+    // longer needs its admission slot (server/http/admission.ts).
+    const yieldSlot = () => {
+      const release = extra.authInfo?.extra?.[YIELD_ADMISSION];
+      if (typeof release === "function") release();
+    };
     const timers = new Map<string, NodeJS.Timeout>();
     let runId: string | undefined;
     const announce = (info: PendingApprovalInfo) => {
@@ -44,15 +50,13 @@ export function createExecuteDirect(options: {
         requestId: String(extra.requestId),
         signal: extra.signal,
         // The request stays open for the run, so its client can answer toolstore/ui calls.
-        client: createMcpUiClient({ server, extra, progress, sessionId }),
+        client: createMcpUiClient({ server, extra, progress, sessionId, onWait: yieldSlot }),
         onRunStarted(id) {
           runId = id;
           progress.notify(`Run ${id} started; its state: ${RUN_RESOURCE_PREFIX}${id}`);
         },
         onApprovalPending(info) {
-          // Waiting for a human, the request no longer needs its admission slot.
-          const yieldSlot = extra.authInfo?.extra?.[YIELD_ADMISSION];
-          if (typeof yieldSlot === "function") yieldSlot();
+          yieldSlot();
           announce(info);
           timers.set(
             info.id,

@@ -2,9 +2,11 @@
  * toolstore/ui over MCP with the SDK's own Client on real HTTP: a client with form elicitation
  * answers ui.ask and ui.confirm, a client without it gets client_required naming what is missing,
  * ui.progress arrives as an MCP progress notification, and the wait for an answer does not count
- * against the action's deadline.
+ * against the action's deadline, nor its request's admission slot at the front server.
  */
 import fs from "node:fs";
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,6 +20,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
 import { deployMigrations } from "../db/migrate";
 import { createPrismaPorts, type ServerEngine, startServerEngine } from "../engine";
+import { createAdmission } from "../http/admission";
+import { createFrontServer, MCP_PATH } from "../http/front-server";
+import { createRequestGuard } from "../http/request-guard";
 import { createApiKey } from "../services/api-keys";
 import { createMcpHttpHandler } from "./http";
 import { createMcpBackend } from "./mcp-backend";
@@ -27,6 +32,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolstore-mcp-ui-"));
 let db: Db;
 let engine: ServerEngine;
 let server: { url: string; close(): Promise<void> };
+let handler: (request: Request) => Promise<Response>;
 let apiKey: string;
 
 type Envelope = { ok: boolean; result?: unknown; calls: { capability: string; category: string }[] };
@@ -34,11 +40,12 @@ type Envelope = { ok: boolean; result?: unknown; calls: { capability: string; ca
 async function connect(
   capabilities: ClientCapabilities,
   answer?: (params: unknown) => Promise<ElicitResult>,
+  url = server.url,
 ) {
   const client = new Client({ name: "ui-probe", version: "2.0.0" }, { capabilities });
   if (answer) client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params));
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(server.url), {
+    new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
     }),
   );
@@ -62,15 +69,14 @@ beforeAll(async () => {
   });
   engine = await startServerEngine({ db, ports: createPrismaPorts(db), actionTimeoutMs: 1_500 });
   const backend = createMcpBackend({ db, engine: async () => engine, publicUrl: "http://console.test" });
-  server = await serveFetchHandler(
-    createMcpHttpHandler({
-      db,
-      backend,
-      consoleUrl: "http://console.test",
-      allowedOrigins: [],
-      rateLimitPerMinute: 1000,
-    }),
-  );
+  handler = createMcpHttpHandler({
+    db,
+    backend,
+    consoleUrl: "http://console.test",
+    allowedOrigins: [],
+    rateLimitPerMinute: 1000,
+  });
+  server = await serveFetchHandler(handler);
   apiKey = (await createApiKey(db, user.id, { name: "ui", mode: "default", modules: ["*"] })).key;
 }, 120_000);
 
@@ -115,6 +121,52 @@ export default async () => ({ pick: await ask({ question: "Which city?", choices
       ["ui.renderers", "read"],
     ]);
     await client.close();
+  }, 30_000);
+
+  it("[MCP]: while ui.ask waits for its answer, the request's admission slot serves the next request", async () => {
+    // One MCP request at a time, and a slot is not released by time: only a yield frees it early.
+    // Without the yield, the client's answer (a POST of its own) queues behind the request that
+    // asked, and the test times out.
+    const front: http.Server = createFrontServer({
+      guard: createRequestGuard({ allowedOrigins: [] }),
+      routes: { [MCP_PATH]: () => handler },
+      fallback: (_req, res) => res.writeHead(404).end(),
+      admission: {
+        paths: new Set([MCP_PATH]),
+        admission: createAdmission({ limit: 1, releaseAfterMs: 60_000 }),
+      },
+    });
+    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}${MCP_PATH}`;
+    let other: Promise<Envelope> | undefined;
+    let otherDone = false;
+    const asker = await connect(
+      { elicitation: { form: {} } },
+      async () => {
+        other = run(bystander, "export default async () => 1;").then((envelope) => {
+          otherDone = true;
+          return envelope;
+        });
+        await Promise.race([other, new Promise((r) => setTimeout(r, 5_000))]);
+        return { action: "accept", content: { answer: otherDone ? "after the other" : "before the other" } };
+      },
+      url,
+    );
+    const bystander = await connect({}, undefined, url);
+    try {
+      const envelope = await run(
+        asker,
+        `import { ask } from "toolstore/ui";
+export default async () => await ask({ question: "Which first?" });`,
+      );
+      expect(envelope).toMatchObject({ ok: true, result: "after the other" });
+      expect(await other).toMatchObject({ ok: true, result: 1 });
+    } finally {
+      await asker.close();
+      await bystander.close();
+      front.closeAllConnections();
+      await new Promise((r) => front.close(r));
+    }
   }, 30_000);
 
   it("[MCP]: ui.confirm over a client that declared elicitation: {}; an answer outside the choices is refused", async () => {

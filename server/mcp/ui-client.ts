@@ -76,6 +76,8 @@ export function createMcpUiClient(options: {
   extra: ExecuteExtra;
   progress: ProgressReporter;
   sessionId: string;
+  /** Called as a prompt goes to the client: the request now waits for a person, not the CPU. */
+  onWait?: () => void;
 }): ClientToolRouter {
   const { server, extra, progress } = options;
   const declared = () => server.server.getClientCapabilities()?.elicitation;
@@ -123,6 +125,7 @@ export function createMcpUiClient(options: {
       }
       const message = String(args.question ?? args.message);
       let result: { action: string; content?: Record<string, unknown> | undefined };
+      options.onWait?.();
       try {
         result = await elicit(message, form.schema, timeoutMs, signal);
       } catch (error) {
