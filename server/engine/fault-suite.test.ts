@@ -13,6 +13,7 @@
  * recorded before they are asserted, and a table of the counts per point is printed at the end.
  */
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../db";
@@ -117,9 +118,27 @@ export default async function () {
  * stopped, and B's decision would wait out the busy timeout and fail (it did once in CI:
  * SQLITE_BUSY, then every later point hit the stopped server). A probe connection that takes the
  * write lock and gives it back at once proves the stopped server holds none; if it does, the
- * server runs on for a moment and is stopped again. PostgreSQL's decision touches no row the
- * server writes while a run waits, so there it is stopped as it is.
+ * server runs on for a moment and is stopped again. The probe waits until every thread of the
+ * server is stopped: kill() only sends the signal, and a server that took the lock between a
+ * probe and its stop held it through B's decision (CI: "Operation has timed out", the busy
+ * timeout, in B's updateMany). PostgreSQL's decision touches no row the server writes while a
+ * run waits, so there it is stopped as it is.
  */
+/** Resolves once every thread of `pid` is stopped (state T in /proc), or after 2 s. */
+async function untilStopped(pid: number): Promise<void> {
+  const stopped = () =>
+    fs.readdirSync(`/proc/${pid}/task`).every((tid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        return /^[Tt]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+      } catch {
+        return true; // the thread ended
+      }
+    });
+  const deadline = Date.now() + 2_000;
+  while (!stopped() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+}
+
 async function stopBetweenWrites(pid: number, target: ScratchDatabase["target"]): Promise<void> {
   if (target.provider !== "sqlite") {
     process.kill(pid, "SIGSTOP");
@@ -129,6 +148,7 @@ async function stopBetweenWrites(pid: number, target: ScratchDatabase["target"])
   try {
     for (let tries = 0; ; tries++) {
       process.kill(pid, "SIGSTOP");
+      await untilStopped(pid);
       try {
         probe.exec("BEGIN IMMEDIATE");
         probe.exec("ROLLBACK");
