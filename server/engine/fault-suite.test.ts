@@ -112,18 +112,6 @@ export default async function () {
   return r.status;
 }`;
 
-/**
- * SIGSTOPs the server at a moment it holds no SQLite write lock. Stopped inside a write
- * transaction (its heartbeat beats every second), it would keep that lock for as long as it stays
- * stopped, and B's decision would wait out the busy timeout and fail (it did once in CI:
- * SQLITE_BUSY, then every later point hit the stopped server). A probe connection that takes the
- * write lock and gives it back at once proves the stopped server holds none; if it does, the
- * server runs on for a moment and is stopped again. The probe waits until every thread of the
- * server is stopped: kill() only sends the signal, and a server that took the lock between a
- * probe and its stop held it through B's decision (CI: "Operation has timed out", the busy
- * timeout, in B's updateMany). PostgreSQL's decision touches no row the server writes while a
- * run waits, so there it is stopped as it is.
- */
 /** Resolves once every thread of `pid` is stopped (state T in /proc), or after 2 s. */
 async function untilStopped(pid: number): Promise<void> {
   const stopped = () =>
@@ -139,6 +127,18 @@ async function untilStopped(pid: number): Promise<void> {
   while (!stopped() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
 }
 
+/**
+ * SIGSTOPs the server at a moment it holds no SQLite write lock. Stopped inside a write
+ * transaction (its heartbeat beats every second), it would keep that lock for as long as it stays
+ * stopped, and B's decision would wait out the busy timeout and fail (it did once in CI:
+ * SQLITE_BUSY, then every later point hit the stopped server). A probe connection that takes the
+ * write lock and gives it back at once proves the stopped server holds none; if it does, the
+ * server runs on for a moment and is stopped again. The probe waits until every thread of the
+ * server is stopped: kill() only sends the signal, and a server that took the lock between a
+ * probe and its stop held it through B's decision (CI: "Operation has timed out", the busy
+ * timeout, in B's updateMany). PostgreSQL's decision touches no row the server writes while a
+ * run waits, so there it is stopped as it is.
+ */
 async function stopBetweenWrites(pid: number, target: ScratchDatabase["target"]): Promise<void> {
   if (target.provider !== "sqlite") {
     process.kill(pid, "SIGSTOP");
