@@ -740,6 +740,7 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
     // The result goes first: the check of the globals is not on the caller's path.
     post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
     deliverToCaller(r, error, resultJson);
+    flushOutbox();
     const check = checkGlobals(r, warm);
     if (check === "unchanged") {
       keepWarm(r.warmKey, warm);
@@ -764,8 +765,11 @@ function finish(r: Running, error?: SandboxError, resultJson: string | null = nu
     return;
   }
   // The result goes first: disposal is not on the caller's path (its failures go with the next).
+  // It goes out now, not at the end of the turn: what the turn sent so far goes with it, and a
+  // caller that the result resumed has sent its own messages by now.
   post({ t: "done", id: r.id, outcome: outcomeOf(r, error, resultJson, 0) });
   deliverToCaller(r, error, resultJson);
+  flushOutbox();
   laterDisposeFailures += disposeRun(r);
   wantSpare(r.job);
 }
