@@ -330,6 +330,33 @@ export default async () => {
     }
   });
 
+  it("gives a module's facade one function per export, each calling its own capability with one argument", async () => {
+    const seen: string[] = [];
+    const out = await pool.runAction({
+      code: `import * as m from "toolstore/t";
+import { delete as del, b } from "toolstore/t";
+export default async () => {
+  const got = [await m.a({ x: 1 }), await b(), await del({ y: 2 })];
+  let refused = null;
+  try { await m.a({}, {}); } catch (e) { refused = e.name + ": " + e.message; }
+  return { got, names: Object.keys(m).sort(), distinct: m.a !== m.b, refused };
+}`,
+      modules: { t: ["a", "b", "delete", "not-a-name"] },
+      onCall: async (name, json) => {
+        seen.push(`${name} ${json}`);
+        return { ok: true as const, value: name };
+      },
+    });
+    expect(out).toMatchObject({ ok: true });
+    expect(JSON.parse(out.resultJson ?? "null")).toEqual({
+      got: ["t.a", "t.b", "t.delete"],
+      names: ["a", "b", "delete"],
+      distinct: true,
+      refused: "TypeError: t.a takes one plain object argument, got 2 arguments",
+    });
+    expect(seen).toEqual(['t.a {"x":1}', "t.b {}", 't.delete {"y":2}']);
+  });
+
   it("runs many actions at once, each with its own runtime", async () => {
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
