@@ -35,7 +35,8 @@ export async function recoverAfterRestart(
     instanceId === deps.instanceId || (deps.isInstanceAlive ? await deps.isInstanceAlive(instanceId) : false);
   const dead: { id: string; leaseToken: number }[] = [];
   let runsResumed = 0;
-  for (const run of await deps.runs.listRunning()) {
+  const running = await deps.runs.listRunning();
+  for (const run of running) {
     if (await alive(run.instanceId)) continue;
     if (deps.resume && (await deps.resume(run.id).catch(() => false))) {
       runsResumed += 1;
@@ -51,6 +52,11 @@ export async function recoverAfterRestart(
   const gone = new Set(dead.map((d) => d.id));
   // Approvals before runs: whoever reads a run as `interrupted` finds its approvals final too,
   // never one still pending or allowed-unused in the queue.
+  // A run this pass found alive, or took over, keeps its approvals even if its instance has died
+  // since: the next pass resumes it (its replay waits on the same request) or finds it gone. Asking
+  // again here raced with the owner's last heartbeat: a run whose owner died between the two
+  // questions lost its pending approval just before another instance took it over.
+  const seen = new Set(running.map((run) => run.id));
   const approvalsExpired = await deps.approvals.recover(
     async (runIds) => {
       const live = new Set<string>();
@@ -58,6 +64,10 @@ export async function recoverAfterRestart(
       for (const run of await deps.runs.getMany(runIds.filter((id) => !gone.has(id)))) {
         if (run.status === "waiting") live.add(run.id);
         else if (run.status === "running" || run.status === "queued") {
+          if (seen.has(run.id)) {
+            live.add(run.id);
+            continue;
+          }
           if (!instances.has(run.instanceId)) instances.set(run.instanceId, alive(run.instanceId));
           if (await instances.get(run.instanceId)) live.add(run.id);
         }

@@ -329,6 +329,24 @@ export default async (input) => { const a = await save({ data_base64: input.png 
     ).rejects.toMatchObject({ code: "CONFLICT" });
   });
 
+  it("a run whose instance dies while recovery looks keeps its pending approval: the next pass takes it over", async () => {
+    await createRunOfDeadInstance("run_stalling");
+    const record = await engine.approvals.request({
+      runId: "run_stalling",
+      session: testSession(),
+      capability: { name: "canary.write", category: "write", versionHash: "canary-v1" },
+      snapshot: { value: {}, json: "{}", hash: "h" },
+      sessionGrantable: true,
+    });
+    // inst-0's last heartbeat is still fresh when the pass lists the running runs, and stale a
+    // moment later, when the pass asks which of them its approvals belong to.
+    let asked = 0;
+    const result = await engine.recover(() => asked++ === 0, { startup: false });
+    expect(asked).toBe(1);
+    expect(result).toEqual({ runsInterrupted: 0, approvalsExpired: 0, runsResumed: 0 });
+    expect(ports.approvals.all.get(record.id)?.status).toBe("pending");
+  });
+
   it("recovery closes a dead run's approvals before the run reads interrupted", async () => {
     await createRunOfDeadInstance("run_dead");
     const request = (hash: string) =>
