@@ -437,6 +437,47 @@ export default async () => (await write({ value: "asked once" })).echo.value;`,
     ]);
   });
 
+  it("an answer given after the run's owner died, before recovery took the run over, is used by the replay", async () => {
+    const first = nextApproval();
+    const parked = parkedSoon();
+    void engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "answered late" })).echo.value;`,
+    });
+    const approval = await first;
+    const runId = await parked;
+    await engine.settled();
+    // Instance 0 ran the run and died while it waited in its hot window: the row still says
+    // running there. A person answers on inst-1 (to which inst-0 is dead) before a recovery pass.
+    const row = ports.runs.all.get(runId);
+    if (!row) throw new Error("no row");
+    Object.assign(row, { status: "running", instanceId: "inst-0", waitingFor: null });
+    await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });
+    expect(ports.approvals.all.get(approval.id)?.status).toBe("allowed");
+    expect((await engine.recover(undefined, { startup: false })).runsResumed).toBe(1);
+    await engine.settled();
+    expect(ports.runs.all.get(runId)?.envelope?.result).toBe("answered late");
+    expect(runsOf("canary.write")).toBe(1);
+    // A run that cannot be replayed (replayed too often) is gone: its request is refused and closed.
+    const again = nextApproval();
+    const parkedAgain = parkedSoon();
+    void engine.run({
+      session: sessionInMode("default"),
+      code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "never" })).echo.value;`,
+    });
+    const refused = await again;
+    const stuck = await parkedAgain;
+    await engine.settled();
+    Object.assign(ports.runs.all.get(stuck) ?? {}, { status: "running", instanceId: "inst-0", replays: 5 });
+    await expect(
+      engine.approvals.decide({ approvalId: refused.id, answer: "once", decidedBy: decider }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(ports.approvals.all.get(refused.id)?.status).toBe("expired");
+    expect(runsOf("canary.write")).toBe(1);
+  });
+
   it("another instance resumes a parked run once its owner is gone; the stalled owner writes nothing", async () => {
     const requested = nextApproval();
     const parked = parkedSoon();

@@ -33,7 +33,7 @@ import { createSandboxPool, type SandboxPool, type SandboxPoolOptions } from "..
 import { type PlanRunResult, type PlanStore, planToStore, type RunPlanInput, runPlan } from "./plan-run";
 import { isUnfinished, type RunStore } from "./ports";
 import { recoverAfterRestart } from "./recover";
-import { type ActionRunner, createActionRunner, type RunLifecycle } from "./run-action";
+import { type ActionRunner, canTakeOver, createActionRunner, type RunLifecycle } from "./run-action";
 
 export interface EnginePorts {
   rules: RuleSource;
@@ -141,10 +141,13 @@ export function createEngine(options: EngineOptions): Engine {
   let runner: ActionRunner | undefined;
   const approvals = createApprovalService({
     isRunAlive: async (runId) => {
-      const run = await ports.runs.get(runId);
+      const run = await ports.runs.load(runId);
       // A parked run is a row: any instance resumes it once answered.
       if (run?.status === "waiting") return true;
-      return run !== null && run.status === "running" && (await instanceAlive(run.instanceId));
+      if (run?.status !== "running") return false;
+      // A run whose instance died lives on while recovery can take it over: its replay waits on
+      // the same request, so an answer given meanwhile is used, not refused as "the action ended".
+      return (await instanceAlive(run.instanceId)) || canTakeOver(run);
     },
     onDecided: (record) => {
       if (record.runId) void runner?.resume(record.runId).catch(() => false);

@@ -23,7 +23,7 @@ import { type AttemptOutcome, type AttemptPlan, runAttempt } from "./attempt";
 import type { ObservationEnvelope } from "./envelope";
 import { createHotWindow } from "./hot-window";
 import { createLocalRuns } from "./local-runs";
-import type { RunStore, StoredRun } from "./ports";
+import type { RunContext, RunStore, StoredRun } from "./ports";
 import { createRunSurfaces } from "./run-surfaces";
 import { DEFAULT_MAX_CODE_CHARS } from "./static-check";
 
@@ -143,6 +143,14 @@ const RESUME_BATCH = 100;
 /** A run the process died under this many times is not replayed again (it may be what kills it). */
 const MAX_CRASH_REPLAYS = 5;
 
+/**
+ * Whether another instance may take the run over and replay it, once its owner is gone: it has a
+ * journal to replay from (rows from before durable runs have none) and has not been replayed too often.
+ */
+export function canTakeOver(stored: StoredRun): stored is StoredRun & { context: RunContext } {
+  return stored.context !== null && (stored.status === "waiting" || stored.replays < MAX_CRASH_REPLAYS);
+}
+
 /** The answer came while the run was parking: it resumes now, not at the next sweep. */
 function resumeIfAnswered(
   deps: ActionRunnerDeps,
@@ -247,9 +255,7 @@ export function createActionRunner(deps: ActionRunnerDeps): ActionRunner {
 
   async function takeOver(runId: string, from: StoredRun["status"][]): Promise<boolean> {
     const stored = await deps.runs.load(runId);
-    if (!stored?.context) return false;
-    if (!from.includes(stored.status)) return false;
-    if (stored.status !== "waiting" && stored.replays >= MAX_CRASH_REPLAYS) return false;
+    if (!stored || !from.includes(stored.status) || !canTakeOver(stored)) return false;
     if (stored.instanceId !== deps.instanceId && (await deps.isInstanceAlive?.(stored.instanceId))) {
       return false;
     }

@@ -109,8 +109,9 @@ export interface ApprovalServiceDeps {
   ttlMs?: number;
   pollMs?: number;
   /**
-   * Whether the run that asked still runs on a live instance. `decide` refuses (CONFLICT) to
-   * answer for a run that is gone, so nobody is told "allowed" for a call that will never run.
+   * Whether the run that asked still runs on a live instance, or will again (parked, or left by a
+   * dead instance for recovery to replay). `decide` refuses (CONFLICT) to answer for a run that is
+   * gone, so nobody is told "allowed" for a call that will never run.
    */
   isRunAlive?: (runId: string) => Promise<boolean>;
   /** Told after a decision this instance took (a parked run resumes at once). */
