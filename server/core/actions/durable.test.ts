@@ -79,6 +79,27 @@ function parkedSoon(runId?: string): Promise<string> {
 const decider = { userId: "user_bob", label: "bob" };
 const runsOf = (capability: string) => canary.runs.filter((r) => r.capability === capability).length;
 
+/**
+ * A run that wrote `value` behind an approval, parked, and whose row then says it runs on inst-0,
+ * which is dead: as if inst-0 had run it and died while it waited. `extra` goes into the row too.
+ */
+async function runLeftByDeadOwner(value: string, extra: Record<string, unknown> = {}) {
+  const requested = nextApproval();
+  const parked = parkedSoon();
+  void engine.run({
+    session: sessionInMode("default"),
+    code: `import { write } from "toolstore/canary";
+export default async () => (await write({ value: "${value}" })).echo.value;`,
+  });
+  const approval = await requested;
+  const runId = await parked;
+  await engine.settled();
+  const row = ports.runs.all.get(runId);
+  if (!row) throw new Error("no row");
+  Object.assign(row, { status: "running", instanceId: "inst-0", waitingFor: null, ...extra });
+  return { approval, runId };
+}
+
 describe("durable actions", () => {
   it("parks after the hot window, then the answer resumes it by replay: each impl ran once", async () => {
     const requested = nextApproval();
@@ -406,22 +427,10 @@ export default async () => (await write({ value: "once" })).echo.value;`,
   });
 
   it("a request answered while its run's attempt lay dead before journaling it is used once, not asked again", async () => {
-    const first = nextApproval();
-    const parked = parkedSoon();
-    void engine.run({
-      session: sessionInMode("default"),
-      code: `import { write } from "toolstore/canary";
-export default async () => (await write({ value: "asked once" })).echo.value;`,
-    });
-    const approval = await first;
-    const runId = await parked;
-    await engine.settled();
     // Pretend instance 0 died between the approval row and the journal's `waiting` line: the run
     // is running there, its journal is empty, and the human had allowed the request (on another
     // instance, while instance 0 still counted as alive) before anything picked the run up.
-    const row = ports.runs.all.get(runId);
-    if (!row) throw new Error("no row");
-    Object.assign(row, { status: "running", instanceId: "inst-0", waitingFor: null });
+    const { approval, runId } = await runLeftByDeadOwner("asked once");
     ports.runs.journals.get(runId)?.clear();
     const allowed = { status: "allowed" as const, scope: "once" as const, decidedById: decider.userId };
     expect(await ports.approvals.decide(approval.id, allowed, Date.now())).toBe(true);
@@ -438,21 +447,9 @@ export default async () => (await write({ value: "asked once" })).echo.value;`,
   });
 
   it("an answer given after the run's owner died, before recovery took the run over, is used by the replay", async () => {
-    const first = nextApproval();
-    const parked = parkedSoon();
-    void engine.run({
-      session: sessionInMode("default"),
-      code: `import { write } from "toolstore/canary";
-export default async () => (await write({ value: "answered late" })).echo.value;`,
-    });
-    const approval = await first;
-    const runId = await parked;
-    await engine.settled();
-    // Instance 0 ran the run and died while it waited in its hot window: the row still says
-    // running there. A person answers on inst-1 (to which inst-0 is dead) before a recovery pass.
-    const row = ports.runs.all.get(runId);
-    if (!row) throw new Error("no row");
-    Object.assign(row, { status: "running", instanceId: "inst-0", waitingFor: null });
+    // Instance 0 ran the run and died while it waited in its hot window. A person answers on
+    // inst-1 (to which inst-0 is dead) before a recovery pass.
+    const { approval, runId } = await runLeftByDeadOwner("answered late");
     await engine.approvals.decide({ approvalId: approval.id, answer: "once", decidedBy: decider });
     expect(ports.approvals.all.get(approval.id)?.status).toBe("allowed");
     expect((await engine.recover(undefined, { startup: false })).runsResumed).toBe(1);
@@ -460,21 +457,11 @@ export default async () => (await write({ value: "answered late" })).echo.value;
     expect(ports.runs.all.get(runId)?.envelope?.result).toBe("answered late");
     expect(runsOf("canary.write")).toBe(1);
     // A run that cannot be replayed (replayed too often) is gone: its request is refused and closed.
-    const again = nextApproval();
-    const parkedAgain = parkedSoon();
-    void engine.run({
-      session: sessionInMode("default"),
-      code: `import { write } from "toolstore/canary";
-export default async () => (await write({ value: "never" })).echo.value;`,
-    });
-    const refused = await again;
-    const stuck = await parkedAgain;
-    await engine.settled();
-    Object.assign(ports.runs.all.get(stuck) ?? {}, { status: "running", instanceId: "inst-0", replays: 5 });
+    const stuck = await runLeftByDeadOwner("never", { replays: 5 });
     await expect(
-      engine.approvals.decide({ approvalId: refused.id, answer: "once", decidedBy: decider }),
+      engine.approvals.decide({ approvalId: stuck.approval.id, answer: "once", decidedBy: decider }),
     ).rejects.toMatchObject({ code: "CONFLICT" });
-    expect(ports.approvals.all.get(refused.id)?.status).toBe("expired");
+    expect(ports.approvals.all.get(stuck.approval.id)?.status).toBe("expired");
     expect(runsOf("canary.write")).toBe(1);
   });
 
