@@ -406,15 +406,16 @@ async function latencyAndThroughput(sides: Served[], names: string[]): Promise<B
         );
     }
   }
-  const result = new Map<string, { samples: number[]; seconds: number; fail: number }>();
+  const result = new Map<string, { samples: number[]; seconds: number; fail: number; rounds: number[] }>();
   for (let round = 0; round < rounds; round++) {
     for (const [c, cell] of CELLS.entries()) {
       for (let k = 0; k < all.length; k++) {
         const side = all[(k + round) % all.length] as Side;
         const r = await loadFor(side.clients.slice(0, cell.clients), cellMs, cell.code);
         const key = `${c}:${side.name}`;
-        const slot = result.get(key) ?? { samples: [], seconds: 0, fail: 0 };
+        const slot = result.get(key) ?? { samples: [], seconds: 0, fail: 0, rounds: [] };
         slot.samples.push(...r.samples);
+        slot.rounds.push(cell.by === "p50" ? summarize(r.samples).p50 : r.samples.length / r.seconds);
         slot.seconds += r.seconds;
         slot.fail += r.failures;
         result.set(key, slot);
@@ -433,11 +434,20 @@ async function latencyAndThroughput(sides: Served[], names: string[]): Promise<B
     const failed = names.reduce((n, name) => n + (result.get(`${c}:${name}`)?.fail ?? 0), 0);
     const vsFloor = value(product) / value(floor);
     const agree = value(product) / value(bench);
+    // The same ratio round by round (each round measures the sides one after another): how far
+    // the machine's own drift moves it.
+    const perRound = (result.get(`${c}:${product}`)?.rounds ?? []).map(
+      (v, round) => v / (result.get(`${c}:${floor}`)?.rounds[round] ?? Number.NaN),
+    );
+    const spread =
+      perRound.length > 1
+        ? ` (rounds ${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}×)`
+        : "";
     rows.push({
       metric: `${cell.label}, ${cell.clients} client${cell.clients > 1 ? "s" : ""}: ${cell.by} ${names.join(" / ")}`,
       value: names.map((n) => show(value(n))).join(" / "),
       note:
-        `${product} / ${floor} ${vsFloor.toFixed(2)}×${cell.goal ? ` (goal ${cell.by === "p50" ? "≤" : "≥"} ${cell.goal}×)` : ""}; ` +
+        `${product} / ${floor} ${vsFloor.toFixed(2)}×${spread}${cell.goal ? ` (goal ${cell.by === "p50" ? "≤" : "≥"} ${cell.goal}×)` : ""}; ` +
         `${product} / ${bench} ${agree.toFixed(2)}× (goal within 10%)` +
         (cell.by === "p50"
           ? `; p99 ${names.map((n) => ms(summarize(result.get(`${c}:${n}`)?.samples ?? []).p99, 1)).join(" / ")}`
